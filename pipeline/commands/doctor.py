@@ -1,0 +1,83 @@
+"""surge doctor: what this machine can run — toolchains, sandboxes, Docker — with versions and fixes."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+from importlib.metadata import version
+from typing import Any
+
+HELP = "report which toolchains, sandboxes and Docker images are available here, with versions"
+EXAMPLE = "surge doctor --json"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", default="default", help="profile whose toolchain choices to check")
+
+
+def execute(args: argparse.Namespace) -> dict[str, Any]:
+    from sandboxes.profiles import get_profile
+    from sandboxes.toolchains import toolchain_report
+
+    toolchains = [_as_dict(status) for status in toolchain_report(get_profile(args.profile))]
+    summary: dict[str, Any] = {
+        "pipeline": version("surge-pipeline"),
+        "prefect": version("prefect"),
+        "profile": args.profile,
+        "bwrap": bwrap_status(),
+        "docker": docker_status(),
+        "toolchains": toolchains,
+    }
+    summary["_text"] = render(summary)
+    return summary
+
+
+def _as_dict(status: Any) -> dict[str, Any]:
+    return status.model_dump() if hasattr(status, "model_dump") else dict(vars(status))
+
+
+def bwrap_status() -> dict[str, Any]:
+    path = shutil.which("bwrap")
+    if path is None:
+        return {"available": False, "hint": "apt-get install bubblewrap (or `make setup`)"}
+    probe = subprocess.run(
+        [path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    info = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    status: dict[str, Any] = {"available": probe.returncode == 0, "path": path, "version": info}
+    if probe.returncode != 0:
+        status["hint"] = f"bwrap cannot create namespaces here: {probe.stderr.strip()}"
+    return status
+
+
+def docker_status() -> dict[str, Any]:
+    try:
+        from sandboxes.backends.docker import docker_status as probe
+    except ImportError as missing:
+        return {"available": False, "hint": f"docker backend not importable: {missing}"}
+    return probe()
+
+
+def render(summary: dict[str, Any]) -> str:
+    lines = [f"surge-pipeline {summary['pipeline']} (prefect {summary['prefect']}), profile {summary['profile']}"]
+    bwrap = summary["bwrap"]
+    lines.append(_line("sandbox bwrap", bwrap["available"], bwrap.get("version", ""), bwrap.get("hint", "")))
+    docker = summary["docker"]
+    detail = docker.get("server_version", "")
+    lines.append(_line("docker engine", docker.get("available", False), str(detail), docker.get("hint", "")))
+    for image in docker.get("images", []):
+        lines.append(f"    image {image}")
+    for tool in summary["toolchains"]:
+        label = f"{tool.get('language')}: {tool.get('tool')}"
+        lines.append(_line(label, tool.get("available"), tool.get("version") or "", tool.get("install_hint") or ""))
+    return "\n".join(lines)
+
+
+def _line(label: str, ok: Any, detail: str, hint: str) -> str:
+    mark = "ok " if ok else "-- "
+    text = f"{mark} {label:<24} {detail}".rstrip()
+    return text if ok or not hint else f"{text}  (fix: {hint})"

@@ -1,0 +1,43 @@
+"""The one exception hierarchy of the library. Only the CLI turns these into messages.
+
+    SurgeError
+    ├── ConfigurationError      bad flags, unknown profile/source/language names
+    ├── InputError              a whole input file is unusable (missing, unreadable)
+    ├── SandboxUnavailable      no safe way to execute here (bwrap missing, Docker stopped)
+    ├── SourceError             a source cannot be pulled (no mirror, LFS pointers, bad commit)
+    ├── StoreError              (pipeline.store) the Parquet store cannot be read or written
+    └── LLMError                the LLM endpoint failed after retries
+
+Every message says what to do about it (the ``hint``).
+"""
+
+from __future__ import annotations
+
+
+class SurgeError(Exception):
+    hint: str = ""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        if hint:
+            self.hint = hint
+
+
+class ConfigurationError(SurgeError):
+    pass
+
+
+class InputError(SurgeError):
+    pass
+
+
+class SandboxUnavailable(SurgeError):
+    pass
+
+
+class SourceError(SurgeError):
+    pass
+
+
+class LLMError(SurgeError):
+    pass

@@ -1,0 +1,348 @@
+"""Typed records at every boundary of the pipeline.
+
+Data flows one way: SourceItem -> Program -> (ExecutionSetting, EnvironmentProfile) -> RunResult.
+Ids are content hashes of what determines a result, so every stage is resumable and cacheable:
+the same program under the same setting and profile always has the same ``run_id``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+
+ID_HEX_CHARS = 16  # 64 bits: collision-free at SURGE scale (millions of rows), short enough to read
+
+
+def content_id(*parts: Any) -> str:
+    """A stable hex id of JSON-serialisable parts (dict keys sorted, so field order never matters)."""
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:ID_HEX_CHARS]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Language(StrEnum):
+    """Sandbox languages. Each has exactly one spec in ``sandboxes/languages/``."""
+
+    C = "c"
+    CPP = "cpp"
+    CSHARP = "csharp"
+    JAVA = "java"
+    RUST = "rust"
+    PYTHON = "python"
+    JAVASCRIPT = "javascript"
+    JULIA = "julia"
+    LEAN4 = "lean4"
+
+
+# Upstream spellings (McEval file names, DebugBench shard prefixes, SURGE custom_features.language).
+LANGUAGE_ALIASES: dict[str, Language] = {
+    "c": Language.C,
+    "cpp": Language.CPP,
+    "c++": Language.CPP,
+    "cxx": Language.CPP,
+    "c#": Language.CSHARP,
+    "csharp": Language.CSHARP,
+    "cs": Language.CSHARP,
+    "java": Language.JAVA,
+    "rust": Language.RUST,
+    "rs": Language.RUST,
+    "python": Language.PYTHON,
+    "python3": Language.PYTHON,
+    "py": Language.PYTHON,
+    "javascript": Language.JAVASCRIPT,
+    "js": Language.JAVASCRIPT,
+    "node": Language.JAVASCRIPT,
+    "julia": Language.JULIA,
+    "jl": Language.JULIA,
+    "lean": Language.LEAN4,
+    "lean4": Language.LEAN4,
+}
+
+
+def parse_language(name: str) -> Language:
+    """Map an upstream language name to a sandbox language, or raise ValueError naming the choices."""
+    try:
+        return LANGUAGE_ALIASES[name.strip().lower()]
+    except KeyError:
+        known = ", ".join(sorted({lang.value for lang in Language}))
+        raise ValueError(f"unknown language {name!r} (known: {known})") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Upstream items
+# ---------------------------------------------------------------------------------------------
+
+
+class SourceItem(Frozen):
+    """One upstream record, before any refactoring: what a source adapter yields."""
+
+    source: str = Field(description="registry name of the source, e.g. 'mceval'")
+    key: str = Field(description="the item's id within its source, stable across pulls")
+    language: Language | None = Field(default=None, description="sandbox language, if it has one")
+    upstream_language: str | None = Field(default=None, description="the language as upstream spells it")
+    upstream_repo: str = Field(description="e.g. 'github.com/MCEVAL/McEval'")
+    upstream_commit: str = Field(description="the pinned commit the item was read at")
+    upstream_path: str = Field(description="file inside the upstream repository")
+    upstream_locator: str = Field(default="", description="line number or list index inside the file")
+    licence: str = Field(description="SPDX id or upstream licence name; carried into every export")
+    text: str = Field(default="", description="the runnable or reviewable text the item offers")
+    fields: dict[str, Any] = Field(default_factory=dict, description="the source's own fields, verbatim")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def item_id(self) -> str:
+        return content_id("item", self.source, self.key, self.upstream_commit, self.text, self.fields)
+
+
+class QuarantinedRecord(Frozen):
+    """A record a stage could not use, kept with where it came from and why (nothing is dropped silently)."""
+
+    stage: str = Field(description="which stage refused it: 'pull', 'load-programs', 'audit', ...")
+    source: str
+    location: str = Field(description="file:line, file[index] or path that locates the record")
+    reason: str
+    raw: str = Field(default="", description="the offending text, truncated to a few KiB")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def quarantine_id(self) -> str:
+        return content_id("quarantine", self.stage, self.source, self.location, self.reason)
+
+
+# ---------------------------------------------------------------------------------------------
+# Programs and how to run them
+# ---------------------------------------------------------------------------------------------
+
+
+class ProgramFile(Frozen):
+    path: str = Field(description="relative path under /app, e.g. 'Main.java' or 'src/lib.rs'")
+    content: str
+
+    @field_validator("path")
+    @classmethod
+    def _relative_and_inside(cls, path: str) -> str:
+        parts = path.replace("\\", "/").split("/")
+        if not path or path.startswith("/") or ".." in parts:
+            raise ValueError(f"file path must be relative and stay inside /app: {path!r}")
+        return path
+
+
+class LabelProtocol(StrEnum):
+    """How a label is composed from the phases (see shared/notes/surge-ground-truth.md)."""
+
+    STDOUT = "stdout"  # ml, cl, sc, tc, rl: the run's stdout
+    COMPILE_THEN_RUN = "compile_then_run"  # dr: compiler output, then the run's stdout
+    COMBINED_WITH_PREFIX = "combined_with_prefix"  # bg: 'Compilation Error: ' + stderr, else stdout + stderr
+
+
+class Program(Frozen):
+    """A complete, runnable program: one or more files placed under /app."""
+
+    language: Language
+    files: tuple[ProgramFile, ...] = Field(min_length=1)
+    entry: str | None = Field(default=None, description="the file to compile/run; default: the first file")
+    argv: tuple[str, ...] = Field(default=(), description="arguments, passed without a shell")
+    stdin: str = ""
+    run_instruction: str | None = Field(
+        default=None, description="shell lines run in /app instead of the spec (repositories: 'make', ...)"
+    )
+    protocol: LabelProtocol = LabelProtocol.STDOUT
+    origin: dict[str, str] = Field(
+        default_factory=dict, description="where it came from (subset, index, item id); not part of the id"
+    )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def program_id(self) -> str:
+        return content_id(
+            "program",
+            self.language,
+            [(f.path, f.content) for f in self.files],
+            self.entry_file.path,
+            self.argv,
+            self.stdin,
+            self.run_instruction,
+            self.protocol,
+        )
+
+    @property
+    def entry_file(self) -> ProgramFile:
+        if self.entry is None:
+            return self.files[0]
+        for program_file in self.files:
+            if program_file.path == self.entry:
+                return program_file
+        raise ValueError(f"entry {self.entry!r} is not one of the program's files")
+
+    @classmethod
+    def single(cls, language: Language | str, source: str, filename: str | None = None, **kw: Any) -> Program:
+        """A one-file program; the file name defaults to the language spec's (chosen by the sandbox)."""
+        lang = Language(language) if isinstance(language, Language) else parse_language(language)
+        return cls(language=lang, files=(ProgramFile(path=filename or "main", content=source),), **kw)
+
+
+_DR_KEY = re.compile(r"^(?P<compiler>g\+\+|clang\+\+)-C\+\+(?P<std>\d\d)--(?P<opt>O[0-3s])$")
+
+
+class ExecutionSetting(Frozen):
+    """How to build the program: compiler, standard, optimisation and extra flags."""
+
+    compiler: str | None = Field(default=None, description="e.g. 'g++', 'clang++', 'clang++-19'; None: spec default")
+    standard: str | None = Field(default=None, description="e.g. 'c++11', 'c11'")
+    optimization: str | None = Field(default=None, description="one of O0 O1 O2 O3 Os")
+    extra_flags: tuple[str, ...] = ()
+
+    @field_validator("optimization")
+    @classmethod
+    def _known_level(cls, level: str | None) -> str | None:
+        if level is not None and level not in {"O0", "O1", "O2", "O3", "Os"}:
+            raise ValueError(f"optimization must be one of O0 O1 O2 O3 Os, not {level!r}")
+        return level
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def setting_id(self) -> str:
+        return content_id("setting", self.compiler, self.standard, self.optimization, self.extra_flags)
+
+    @classmethod
+    def from_surge_key(cls, key: str) -> ExecutionSetting:
+        """Parse SURGE dr's ``custom_features.key``, e.g. ``clang++-C++11--O1``."""
+        match = _DR_KEY.match(key.strip())
+        if match is None:
+            raise ValueError(f"not a SURGE dr setting key (want e.g. 'g++-C++14--O2'): {key!r}")
+        return cls(compiler=match["compiler"], standard=f"c++{match['std']}", optimization=match["opt"])
+
+
+class PhaseLimits(Frozen):
+    cpu_s: float = Field(default=10.0, gt=0)
+    wall_s: float = Field(default=20.0, gt=0)
+    memory_mib: int = Field(default=1024, gt=0)
+    processes: int = Field(default=64, gt=0)
+    output_bytes: int = Field(default=1 << 20, gt=0, description="per stream; the rest is cut and flagged")
+    file_size_bytes: int = Field(default=64 << 20, gt=0)
+
+
+class Limits(Frozen):
+    """Limits applied to each phase separately."""
+
+    compile: PhaseLimits = PhaseLimits(cpu_s=30.0, wall_s=60.0, memory_mib=2048)
+    run: PhaseLimits = PhaseLimits()
+
+
+class EnvironmentProfile(Frozen):
+    """A named execution environment: what a label depends on besides the program."""
+
+    name: str
+    description: str = ""
+    locale: str = "C.UTF-8"
+    timezone: str = "UTC"
+    toolchains: dict[str, str] = Field(
+        default_factory=dict, description="language or tool -> executable, e.g. {'cpp': 'g++-12', 'python': 'python3.9'}"
+    )
+    env: dict[str, str] = Field(default_factory=dict, description="extra environment variables")
+    image: str | None = Field(default=None, description="Docker image for this profile, where one exists")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def profile_id(self) -> str:
+        return content_id("profile", self.name, self.locale, self.timezone, self.toolchains, self.env, self.image)
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------
+
+
+class Verdict(StrEnum):
+    """One closed set. SANDBOX_ERROR means *we* failed, never the program."""
+
+    OK = "ok"
+    COMPILE_ERROR = "compile_error"
+    RUNTIME_ERROR = "runtime_error"  # exited non-zero
+    SIGNAL = "signal"  # killed by a signal we did not send
+    CPU_TIME_LIMIT = "cpu_time_limit"
+    WALL_TIME_LIMIT = "wall_time_limit"
+    MEMORY_LIMIT = "memory_limit"
+    OUTPUT_LIMIT = "output_limit"
+    TOOLCHAIN_MISSING = "toolchain_missing"
+    SANDBOX_ERROR = "sandbox_error"
+
+
+class PhaseResult(Frozen):
+    """Raw facts of one phase (compile or run), then the one verdict derived from them."""
+
+    command: tuple[str, ...] = ()
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    exit_code: int | None = None
+    signal: str | None = Field(default=None, description="e.g. 'SIGSEGV'")
+    cpu_user_s: float = 0.0
+    cpu_sys_s: float = 0.0
+    wall_s: float = 0.0
+    max_rss_kib: int = 0
+    verdict: Verdict
+    detail: str = Field(default="", description="why, for verdicts the streams do not explain")
+
+
+class Provenance(Frozen):
+    backend: str = Field(description="'bwrap', 'docker' or 'unsafe-local'")
+    profile: str
+    toolchain_versions: dict[str, str] = Field(default_factory=dict)
+    image_digest: str | None = None
+    limits: Limits
+    host: str
+    started_at: datetime
+    pipeline_version: str
+
+
+class RunResult(Frozen):
+    """One program under one setting and profile: compile and run phases kept apart."""
+
+    run_id: str
+    program_id: str
+    setting_id: str
+    profile_id: str
+    language: Language
+    setting: ExecutionSetting
+    compile: PhaseResult | None = Field(default=None, description="None for interpreted languages")
+    run: PhaseResult | None = Field(default=None, description="None when compiling failed")
+    verdict: Verdict
+    label: str = Field(description="the label text composed by the program's protocol")
+    repeats: int = Field(default=1, description="how many times the run phase was executed")
+    distinct_outputs: int = Field(default=1, description=">1 means the output is not deterministic")
+    origin: dict[str, str] = Field(default_factory=dict)
+    provenance: Provenance
+
+    @property
+    def deterministic(self) -> bool:
+        return self.distinct_outputs <= 1
+
+
+def run_id_for(program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> str:
+    return content_id("run", program.program_id, setting.setting_id, profile.profile_id)
+
+
+class RunRequest(Frozen):
+    """What a sandbox backend is asked to do: one program, one setting, one profile."""
+
+    program: Program
+    setting: ExecutionSetting = ExecutionSetting()
+    profile: EnvironmentProfile
+    limits: Limits = Limits()
+    repeats: int = Field(default=1, ge=1, description="run phase repetitions, to detect non-determinism")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def run_id(self) -> str:
+        return run_id_for(self.program, self.setting, self.profile)

@@ -1,0 +1,141 @@
+"""The Parquet store: one folder per table, append-only part files, crash-safe, resumable.
+
+Layout::
+
+    <root>/runs/part-20261121T101500Z-4242-0001.parquet
+    <root>/quarantine/part-....parquet
+
+Each part is written under a hidden temporary name and renamed into place, so a reader (pyarrow,
+DuckDB, polars, pandas) never sees half a file, and an interrupted run leaves every completed part
+readable. Resuming is a scan of one id column: ``existing_ids()``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Generic, TypeVar
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+from pydantic import BaseModel
+
+from pipeline.errors import SurgeError
+from pipeline.records import QuarantinedRecord, RunResult
+from pipeline.schema import arrow_schema, from_row, to_row
+
+Record = TypeVar("Record", bound=BaseModel)
+
+ROWS_PER_ROW_GROUP = 1024  # small enough to filter well, large enough to compress code columns
+SCHEMA_VERSION = "1"
+_part_counter = itertools.count(1)
+
+
+class StoreError(SurgeError):
+    """The store cannot be read or written (wrong schema, unreadable part, ...)."""
+
+
+class Table(Generic[Record]):
+    """One append-only table of records of a single model, keyed by a content id."""
+
+    def __init__(self, folder: Path, model: type[Record], id_field: str, rows_per_part: int = 4096) -> None:
+        self.folder = folder
+        self.model = model
+        self.id_field = id_field
+        self.schema = arrow_schema(model).with_metadata(
+            {"surge.model": model.__name__, "surge.schema_version": SCHEMA_VERSION}
+        )
+        self.rows_per_part = rows_per_part
+        self._buffer: list[dict] = []
+        self.parts_written: list[Path] = []
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def append(self, records: Iterable[Record]) -> None:
+        for record in records:
+            self._buffer.append(to_row(record))
+            if len(self._buffer) >= self.rows_per_part:
+                self.flush()
+
+    def flush(self) -> Path | None:
+        """Write buffered rows as one part file (atomically). Returns its path, if any rows were buffered."""
+        if not self._buffer:
+            return None
+        table = pa.Table.from_pylist(self._buffer, schema=self.schema)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        name = f"part-{stamp}-{socket.gethostname()}-{os.getpid()}-{next(_part_counter):04d}.parquet"
+        final = self.folder / name
+        temporary = self.folder / f".{name}.partial"
+        pq.write_table(table, temporary, row_group_size=ROWS_PER_ROW_GROUP, compression="zstd")
+        with open(temporary, "rb") as written:
+            os.fsync(written.fileno())
+        os.replace(temporary, final)
+        self._buffer.clear()
+        self.parts_written.append(final)
+        return final
+
+    def __enter__(self) -> Table[Record]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.flush()  # also on KeyboardInterrupt: every finished row is kept
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def part_files(self) -> list[Path]:
+        if not self.folder.exists():
+            return []
+        return sorted(p for p in self.folder.glob("part-*.parquet"))
+
+    def dataset(self) -> ds.Dataset:
+        return ds.dataset([str(p) for p in self.part_files()], schema=self.schema, format="parquet")
+
+    def read(self, filter: pc.Expression | None = None, columns: list[str] | None = None) -> pa.Table:
+        if not self.part_files():
+            return self.schema.empty_table() if columns is None else self.schema.empty_table().select(columns)
+        try:
+            return self.dataset().to_table(filter=filter, columns=columns)
+        except (pa.ArrowInvalid, OSError) as error:
+            raise StoreError(f"cannot read table {self.folder}: {error}. Run `surge store check`.") from error
+
+    def existing_ids(self) -> set[str]:
+        return set(self.read(columns=[self.id_field]).column(self.id_field).to_pylist())
+
+    def records(self, filter: pc.Expression | None = None) -> Iterator[Record]:
+        for row in self.read(filter=filter).to_pylist():
+            yield from_row(self.model, row)
+
+    def count(self) -> int:
+        return sum(pq.ParquetFile(p).metadata.num_rows for p in self.part_files())
+
+    def compact(self) -> Path | None:
+        """Merge all parts into one (new part first, then the old ones go): safe to interrupt."""
+        old_parts = self.part_files()
+        if len(old_parts) < 2:
+            return None
+        self._buffer.extend(self.read().to_pylist())
+        merged = self.flush()
+        for part in old_parts:
+            part.unlink()
+        return merged
+
+
+class Store:
+    """The ground-truth store: a folder of tables."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.runs: Table[RunResult] = Table(self.root / "runs", RunResult, "run_id")
+        self.quarantine: Table[QuarantinedRecord] = Table(
+            self.root / "quarantine", QuarantinedRecord, "quarantine_id"
+        )
+
+    def table(self, name: str, model: type[Record], id_field: str) -> Table[Record]:
+        return Table(self.root / name, model, id_field)

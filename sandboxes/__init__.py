@@ -1,0 +1,31 @@
+"""sandboxes: run programs of every SURGE language in isolation and record each phase.
+
+`open_backend(name)` is the one entry point the pipeline uses; backends are imported lazily so that
+`import sandboxes` stays cheap and Docker is only touched when asked for.
+"""
+
+from __future__ import annotations
+
+from sandboxes.backends.base import Backend
+
+BACKENDS = ("bwrap", "docker")
+
+
+def open_backend(name: str = "bwrap", *, unsafe: bool = False, workers: int = 1) -> Backend:
+    """Open a backend for one batch.
+
+    name: 'bwrap' (default, local bubblewrap sandbox) or 'docker' (warm containers).
+    unsafe: with 'bwrap', allow running without bubblewrap (no isolation; for trusted code only).
+    workers: programs run concurrently inside this backend.
+    """
+    if name == "bwrap":
+        from sandboxes.backends.bwrap import BwrapBackend
+
+        return BwrapBackend(unsafe=unsafe, workers=workers)
+    if name == "docker":
+        from sandboxes.backends.docker import DockerBackend
+
+        return DockerBackend(workers=workers)
+    from pipeline.errors import ConfigurationError
+
+    raise ConfigurationError(f"unknown sandbox backend {name!r}", hint=f"use one of: {', '.join(BACKENDS)}")

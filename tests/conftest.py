@@ -1,0 +1,46 @@
+"""Shared fixtures. Tests that need a tool the machine lacks skip with a reason naming the tool."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = Path(os.environ.get("SURGE_SAMPLES", REPO_ROOT.parent / "shared" / "source-samples"))
+
+
+def require_tool(*names: str) -> None:
+    """Skip the calling test unless every named executable is on PATH."""
+    for name in names:
+        if shutil.which(name) is None:
+            pytest.skip(f"needs `{name}` (install with `make setup`)")
+
+
+@pytest.fixture
+def require_bwrap() -> None:
+    require_tool("bwrap")
+
+
+@pytest.fixture
+def require_docker() -> None:
+    require_tool("docker")
+    probe = subprocess.run(["docker", "info"], capture_output=True, timeout=30)
+    if probe.returncode != 0:
+        pytest.skip("needs a running Docker engine (`docker info` failed)")
+
+
+@pytest.fixture(scope="session")
+def samples() -> Path:
+    if not SAMPLES.is_dir():
+        pytest.skip(f"needs the shared source samples at {SAMPLES} (set SURGE_SAMPLES)")
+    return SAMPLES
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _prefect_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
+    # Keep Prefect's database out of the user's home and out of the repo during tests.
+    os.environ.setdefault("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect-home")))

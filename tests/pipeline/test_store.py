@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.records import RunResult, Verdict
+from pipeline.schema import arrow_schema
+from pipeline.store import Store
+from tests.factories import make_result
+
+GOLDEN_SCHEMA = Path(__file__).parent / "golden" / "runs.schema.txt"
+
+
+def test_round_trip_gives_back_equal_records(tmp_path: Path) -> None:
+    results = [make_result(f"print({i})", f"{i}\n") for i in range(5)]
+    store = Store(tmp_path)
+    with store.runs as runs:
+        runs.append(results)
+    assert sorted(store.runs.records(), key=lambda r: r.run_id) == sorted(results, key=lambda r: r.run_id)
+
+
+def test_schema_is_stable(tmp_path: Path) -> None:
+    # A failing diff here means the on-disk format changed: bump SCHEMA_VERSION and regenerate the golden
+    # file deliberately (python -c "from pipeline.schema import ...; print(arrow_schema(RunResult))").
+    assert str(arrow_schema(RunResult)) + "\n" == GOLDEN_SCHEMA.read_text()
+    store = Store(tmp_path)
+    store.runs.append([make_result()])
+    part = store.runs.flush()
+    assert part is not None
+    written = pq.read_schema(part)
+    assert written.equals(store.runs.schema, check_metadata=False)
+    assert written.metadata[b"surge.model"] == b"RunResult"
+
+
+def test_resume_sees_stored_ids_and_filters_read(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    ok, bad = make_result("print(1)"), make_result("boom", "", Verdict.RUNTIME_ERROR)
+    with store.runs as runs:
+        runs.append([ok, bad])
+    assert Store(tmp_path).runs.existing_ids() == {ok.run_id, bad.run_id}
+    failed = list(store.runs.records(filter=pc.field("verdict") == "runtime_error"))
+    assert [r.run_id for r in failed] == [bad.run_id]
+
+
+def test_buffer_turns_into_parts_of_bounded_size(tmp_path: Path) -> None:
+    table = Store(tmp_path).runs
+    table.rows_per_part = 3
+    table.append(make_result(f"print({i})") for i in range(7))
+    table.flush()
+    assert [pq.ParquetFile(p).metadata.num_rows for p in table.part_files()] == [3, 3, 1]
+    assert table.compact() is not None
+    assert table.count() == 7 and len(table.part_files()) == 1
+
+
+WRITER = """
+import sys
+from pipeline.store import Store
+from tests.factories import make_result
+table = Store(sys.argv[1]).runs
+for i in range(100_000):
+    table.append([make_result(f"print({i})", "x" * 4000)])
+    if i % 10 == 9:
+        table.flush()
+        print(i, flush=True)
+"""
+
+
+def test_a_writer_killed_mid_write_leaves_every_completed_part_readable(tmp_path: Path) -> None:
+    repo_root = Path(__file__).resolve().parents[2]
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(tmp_path)], cwd=repo_root, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(repo_root)},
+    )
+    assert writer.stdout is not None
+    for _ in range(5):  # let it complete a few parts, then kill it without warning
+        writer.stdout.readline()
+    time.sleep(0.05)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    table = Store(tmp_path).runs
+    rows = table.read()
+    assert rows.num_rows >= 50 and rows.num_rows % 10 == 0  # only whole parts, never half of one
+    assert len(table.existing_ids()) == rows.num_rows
+
+
+def test_leftover_partial_files_are_ignored_by_readers(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with store.runs as runs:
+        runs.append([make_result()])
+    (store.runs.folder / ".part-crashed.parquet.partial").write_bytes(b"PAR1 half a file")
+    assert store.runs.read().num_rows == 1
+
+
+def test_store_is_readable_by_duckdb(tmp_path: Path) -> None:
+    duckdb = pytest.importorskip("duckdb", reason="needs the duckdb package (pip install -e '.[dev]')")
+    store = Store(tmp_path)
+    with store.runs as runs:
+        runs.append([make_result("print(1)"), make_result("x", "", Verdict.RUNTIME_ERROR)])
+    rows = duckdb.sql(
+        f"select verdict, run.verdict as run_verdict, run.cpu_user_s as cpu "
+        f"from read_parquet('{tmp_path}/runs/part-*.parquet') order by verdict"
+    ).fetchall()
+    assert rows == [("ok", "ok", 0.01), ("runtime_error", "runtime_error", 0.01)]
