@@ -24,6 +24,15 @@ def configure_prefect(state_dir: Path = DEFAULT_STATE_DIR) -> None:
         "PREFECT_LOGGING_TO_API_ENABLED": "false",
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "false",
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+        # The ephemeral server's background services only feed the UI (schedules, automations, event
+        # history); at process exit the task-run recorder is cancelled mid-flush and prints tracebacks.
+        # Flow and task states are still written by the API itself.
+        "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
+        "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
+        "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
+        "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": "false",
+        "PREFECT_SERVER_SERVICES_LATE_RUNS_ENABLED": "false",
+        "PREFECT_SERVER_SERVICES_FOREMAN_ENABLED": "false",
     }
     for name, value in defaults.items():
         os.environ.setdefault(name, value)
