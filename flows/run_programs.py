@@ -35,7 +35,9 @@ def write_rows(store: Store, results: list[RunResult]) -> tuple[int, list[Quaran
     """Append finished runs; a sandbox failure is quarantined instead, so a rerun tries it again."""
     kept = [r for r in results if r.verdict is not Verdict.SANDBOX_ERROR]
     failed = [
-        QuarantinedRecord(stage="run", source=r.origin.get("source", "run"), location=r.run_id, reason=_detail(r))
+        QuarantinedRecord(
+            stage="run", source=r.origin.get("source", "run"), location=r.run_id, reason=_detail(r)
+        )
         for r in results
         if r.verdict is Verdict.SANDBOX_ERROR
     ]
@@ -65,7 +67,11 @@ def run_programs(
         except Exception as error:  # a whole batch lost its sandbox: say so, keep the others
             failed_batches += 1
             store.quarantine.append(
-                [QuarantinedRecord(stage="run", source="batch", location=str(future.task_run_id), reason=repr(error))]
+                [
+                    QuarantinedRecord(
+                        stage="run", source="batch", location=str(future.task_run_id), reason=repr(error)
+                    )
+                ]
             )
             store.quarantine.flush()
             continue

@@ -82,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"surge {args.command}: interrupted; finished rows are kept, run again to resume", file=sys.stderr)
+        print(
+            f"surge {args.command}: interrupted; finished rows are kept, run again to resume", file=sys.stderr
+        )
         return 130
     print_summary(summary, args.json)
     return int(summary.get("exit_code", 0)) if isinstance(summary, dict) else 0

@@ -196,7 +196,9 @@ _DR_KEY = re.compile(r"^(?P<compiler>g\+\+|clang\+\+)-C\+\+(?P<std>\d\d)--(?P<op
 class ExecutionSetting(Frozen):
     """How to build the program: compiler, standard, optimisation and extra flags."""
 
-    compiler: str | None = Field(default=None, description="e.g. 'g++', 'clang++', 'clang++-19'; None: spec default")
+    compiler: str | None = Field(
+        default=None, description="e.g. 'g++', 'clang++', 'clang++-19'; None: spec default"
+    )
     standard: str | None = Field(default=None, description="e.g. 'c++11', 'c11'")
     optimization: str | None = Field(default=None, description="one of O0 O1 O2 O3 Os")
     extra_flags: tuple[str, ...] = ()
@@ -246,7 +248,8 @@ class EnvironmentProfile(Frozen):
     locale: str = "C.UTF-8"
     timezone: str = "UTC"
     toolchains: dict[str, str] = Field(
-        default_factory=dict, description="language or tool -> executable, e.g. {'cpp': 'g++-12', 'python': 'python3.9'}"
+        default_factory=dict,
+        description="language or tool -> executable, e.g. {'cpp': 'g++-12', 'python': 'python3.9'}",
     )
     env: dict[str, str] = Field(default_factory=dict, description="extra environment variables")
     image: str | None = Field(default=None, description="Docker image for this profile, where one exists")
@@ -254,7 +257,9 @@ class EnvironmentProfile(Frozen):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def profile_id(self) -> str:
-        return content_id("profile", self.name, self.locale, self.timezone, self.toolchains, self.env, self.image)
+        return content_id(
+            "profile", self.name, self.locale, self.timezone, self.toolchains, self.env, self.image
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,8 +24,13 @@ def make_result(source: str = "print(1)", stdout: str = "1\n", verdict: Verdict 
     program = Program.single(Language.PYTHON, source)
     setting = ExecutionSetting()
     run = PhaseResult(
-        command=("python3", "main.py"), stdout=stdout, exit_code=0, cpu_user_s=0.01, wall_s=0.02,
-        max_rss_kib=9000, verdict=verdict,
+        command=("python3", "main.py"),
+        stdout=stdout,
+        exit_code=0,
+        cpu_user_s=0.01,
+        wall_s=0.02,
+        max_rss_kib=9000,
+        verdict=verdict,
     )
     return RunResult(
         run_id=run_id_for(program, setting, PROFILE),
@@ -39,7 +44,12 @@ def make_result(source: str = "print(1)", stdout: str = "1\n", verdict: Verdict 
         label=stdout,
         origin={"name": source[:20]},
         provenance=Provenance(
-            backend="test", profile=PROFILE.name, toolchain_versions={"python3": "3.11"}, limits=Limits(),
-            host="testhost", started_at=datetime(2026, 11, 21, tzinfo=UTC), pipeline_version="0",
+            backend="test",
+            profile=PROFILE.name,
+            toolchain_versions={"python3": "3.11"},
+            limits=Limits(),
+            host="testhost",
+            started_at=datetime(2026, 11, 21, tzinfo=UTC),
+            pipeline_version="0",
         ),
     )

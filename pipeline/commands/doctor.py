@@ -63,7 +63,9 @@ def docker_status() -> dict[str, Any]:
 
 
 def render(summary: dict[str, Any]) -> str:
-    lines = [f"surge-pipeline {summary['pipeline']} (prefect {summary['prefect']}), profile {summary['profile']}"]
+    lines = [
+        f"surge-pipeline {summary['pipeline']} (prefect {summary['prefect']}), profile {summary['profile']}"
+    ]
     bwrap = summary["bwrap"]
     lines.append(_line("sandbox bwrap", bwrap["available"], bwrap.get("version", ""), bwrap.get("hint", "")))
     docker = summary["docker"]
@@ -73,7 +75,9 @@ def render(summary: dict[str, Any]) -> str:
         lines.append(f"    image {image}")
     for tool in summary["toolchains"]:
         label = f"{tool.get('language')}: {tool.get('tool')}"
-        lines.append(_line(label, tool.get("available"), tool.get("version") or "", tool.get("install_hint") or ""))
+        lines.append(
+            _line(label, tool.get("available"), tool.get("version") or "", tool.get("install_hint") or "")
+        )
     return "\n".join(lines)
 
 

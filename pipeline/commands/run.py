@@ -22,20 +22,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile", action="append", default=None, help="environment profile (repeatable; default: default)"
     )
-    parser.add_argument("--setting", default=None, help="default setting, e.g. g++-C++14--O2, for lines without one")
-    parser.add_argument("--repeats", type=int, default=1, help="run each program N times to detect non-determinism")
+    parser.add_argument(
+        "--setting", default=None, help="default setting, e.g. g++-C++14--O2, for lines without one"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="run each program N times to detect non-determinism"
+    )
     parser.add_argument("--backend", default="bwrap", help="bwrap (default), docker, or unsafe-local")
-    parser.add_argument("--unsafe", action="store_true", help="allow running without a sandbox (trusted code only)")
-    parser.add_argument("--batch-size", type=int, default=16, help="programs per task (one sandbox per batch)")
+    parser.add_argument(
+        "--unsafe", action="store_true", help="allow running without a sandbox (trusted code only)"
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=16, help="programs per task (one sandbox per batch)"
+    )
     parser.add_argument("--workers", type=int, default=None, help="batches in parallel (default: CPU cores)")
-    parser.add_argument("--strict", action="store_true", help=f"exit {BAD_INPUT_EXIT_CODE} if any line was bad")
+    parser.add_argument(
+        "--strict", action="store_true", help=f"exit {BAD_INPUT_EXIT_CODE} if any line was bad"
+    )
     add_limit_arguments(parser)
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
+    from sandboxes.profiles import get_profile
+
     from flows.run_programs import run_flow
     from flows.runtime import default_workers
-    from sandboxes.profiles import get_profile
 
     entries, bad_lines = load_program_file(args.programs)
     profiles = [get_profile(name) for name in (args.profile or ["default"])]

@@ -62,7 +62,8 @@ def cpu_percentiles(runs: pa.Table) -> dict[str, float]:
 def render(summary: dict[str, Any]) -> str:
     lines = [
         f"{summary['runs']} runs in {summary['parts']} parts at {summary['store']}"
-        f" ({summary['quarantined']} quarantined records, {summary['nondeterministic']} non-deterministic runs)"
+        f" ({summary['quarantined']} quarantined records,"
+        f" {summary['nondeterministic']} non-deterministic runs)"
     ]
     verdicts = sorted({v for counts in summary["by_language"].values() for v in counts})
     if verdicts:

@@ -15,7 +15,9 @@ EXAMPLE = "surge store check --clean --store .surge/store"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=["check", "compact"], help="check: read every part; compact: merge parts")
+    parser.add_argument(
+        "action", choices=["check", "compact"], help="check: read every part; compact: merge parts"
+    )
     parser.add_argument("--clean", action="store_true", help="with check: delete leftover *.partial files")
     add_store_argument(parser)
 

@@ -55,7 +55,9 @@ def test_missing_programs_file_is_an_input_error(tmp_path: Path) -> None:
 
 
 def test_settings_multiply_runs_and_duplicates_collapse(tmp_path: Path) -> None:
-    line = json.dumps({"language": "cpp", "source": "int main(){}", "settings": ["g++-C++11--O0", "g++-C++17--O2"]})
+    line = json.dumps(
+        {"language": "cpp", "source": "int main(){}", "settings": ["g++-C++11--O0", "g++-C++17--O2"]}
+    )
     entries, _ = load_program_file(write_lines(tmp_path / "p.jsonl", [line, line]))
     profiles = [EnvironmentProfile(name="a"), EnvironmentProfile(name="b")]
     requests = plan_requests(entries, profiles, Limits(), repeats=1)
@@ -78,6 +80,11 @@ def test_the_bundled_demo_programs_all_load() -> None:
     entries, bad = load_program_file(EXAMPLES)
     assert bad == []
     assert {e.program.language for e in entries} >= {
-        Language.C, Language.CPP, Language.PYTHON, Language.JAVA, Language.JAVASCRIPT, Language.RUST,
+        Language.C,
+        Language.CPP,
+        Language.PYTHON,
+        Language.JAVA,
+        Language.JAVASCRIPT,
+        Language.RUST,
         Language.CSHARP,
     }

@@ -17,7 +17,9 @@ from pipeline.records import (
 def test_same_program_setting_and_profile_give_the_same_run_id() -> None:
     profile = EnvironmentProfile(name="default")
     first = RunRequest(program=Program.single("cpp", "int main(){}"), profile=profile)
-    again = RunRequest(program=Program.single("c++", "int main(){}"), profile=EnvironmentProfile(name="default"))
+    again = RunRequest(
+        program=Program.single("c++", "int main(){}"), profile=EnvironmentProfile(name="default")
+    )
     assert first.run_id == again.run_id
 
 
@@ -68,4 +70,6 @@ def test_records_are_frozen_and_reject_unknown_fields() -> None:
     with pytest.raises(ValidationError):
         program.argv = ("x",)  # type: ignore[misc]
     with pytest.raises(ValidationError, match="Extra inputs"):
-        Program.model_validate({"language": "python", "files": [{"path": "a.py", "content": ""}], "colour": 1})
+        Program.model_validate(
+            {"language": "python", "files": [{"path": "a.py", "content": ""}], "colour": 1}
+        )

@@ -76,7 +76,10 @@ for i in range(100_000):
 def test_a_writer_killed_mid_write_leaves_every_completed_part_readable(tmp_path: Path) -> None:
     repo_root = Path(__file__).resolve().parents[2]
     writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(tmp_path)], cwd=repo_root, stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-c", WRITER, str(tmp_path)],
+        cwd=repo_root,
+        stdout=subprocess.PIPE,
+        text=True,
         env={**os.environ, "PYTHONPATH": str(repo_root)},
     )
     assert writer.stdout is not None
