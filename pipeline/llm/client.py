@@ -1,0 +1,180 @@
+"""The chat-completions client: POST {base_url}/chat/completions, OpenAI wire format.
+
+Why each piece is here:
+- a semaphore bounds requests in flight (providers rate-limit per key, and threads of a flow share one client);
+- 429, 5xx, timeouts and dropped connections are retried with exponential backoff, honouring Retry-After;
+- other 4xx are not retried: they are configuration mistakes, raised at once with a hint;
+- the on-disk cache makes a rerun free, and usage is summed so every run reports tokens and cost.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from pipeline.errors import LLMError
+from pipeline.llm.cache import ResponseCache, request_key
+from pipeline.llm.settings import LLMSettings
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+ERROR_BODY_CHARS = 500
+
+Messages = list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    content: str
+    finish_reason: str  # 'stop', 'length' (cut by max_tokens), ...
+    prompt_tokens: int
+    completion_tokens: int
+    model: str
+    cached: bool
+    cache_key: str
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+@dataclass
+class Usage:
+    """Running totals for one client (all threads)."""
+
+    requests: int = 0  # HTTP requests sent, retries included
+    cache_hits: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "cost_usd": round(self.cost_usd, 6)}
+
+
+class LLMClient:
+    def __init__(self, settings: LLMSettings, transport: httpx.BaseTransport | None = None) -> None:
+        settings.require_endpoint()
+        self.settings = settings
+        self.usage = Usage()
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(settings.concurrency)
+        self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir else None
+        headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+        self._http = httpx.Client(
+            timeout=httpx.Timeout(settings.timeout_s),
+            headers=headers,
+            transport=transport,
+            limits=httpx.Limits(max_connections=settings.concurrency),
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def url(self) -> str:
+        return self.settings.base_url.rstrip("/") + "/chat/completions"
+
+    def chat(self, messages: Messages, **params: Any) -> ChatReply:
+        """One completion (temperature and max_tokens from the settings unless given)."""
+        params = {"temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens, **params}
+        key = request_key(self.settings.model, messages, params)
+        if self._cache is not None and (hit := self._cache.get(key)) is not None:
+            with self._lock:
+                self.usage.cache_hits += 1
+            return _reply(hit, key, cached=True)
+        body = {"model": self.settings.model, "messages": messages, **params}
+        with self._slots:
+            data = self._post_with_retries(body)
+        reply = _reply(data, key, cached=False)
+        self._account(reply)
+        if self._cache is not None:
+            self._cache.put(key, data)
+        return reply
+
+    def _account(self, reply: ChatReply) -> None:
+        with self._lock:
+            self.usage.prompt_tokens += reply.prompt_tokens
+            self.usage.completion_tokens += reply.completion_tokens
+            self.usage.cost_usd += self.settings.cost_usd(reply.prompt_tokens, reply.completion_tokens)
+
+    def _post_with_retries(self, body: dict[str, Any]) -> dict[str, Any]:
+        last_problem = ""
+        for attempt in range(self.settings.max_retries + 1):
+            if attempt:
+                with self._lock:
+                    self.usage.retries += 1
+            with self._lock:
+                self.usage.requests += 1
+            try:
+                response = self._http.post(self.url, json=body)
+            except (httpx.TimeoutException, httpx.TransportError) as error:
+                last_problem = f"{type(error).__name__}: {error}"
+                self._sleep_before_retry(attempt, None)
+                continue
+            if response.status_code == 200:
+                return _json_body(response)
+            last_problem = f"HTTP {response.status_code}: {response.text[:ERROR_BODY_CHARS]}"
+            if response.status_code not in RETRYABLE_STATUS:
+                raise LLMError(f"{self.url} refused the request ({last_problem})", hint=_hint(response.status_code))
+            self._sleep_before_retry(attempt, response.headers.get("Retry-After"))
+        raise LLMError(
+            f"{self.url} failed after {self.settings.max_retries + 1} attempts (last: {last_problem})",
+            hint="the endpoint is overloaded or down: retry later, lower --llm-concurrency, or raise "
+            "SURGE_LLM_MAX_RETRIES / SURGE_LLM_TIMEOUT_S; finished items are kept and a rerun resumes",
+        )
+
+    def _sleep_before_retry(self, attempt: int, retry_after: str | None) -> None:
+        if attempt >= self.settings.max_retries:
+            return
+        delay_s = self.settings.backoff_base_s * (2**attempt)
+        if retry_after is not None:
+            try:
+                delay_s = max(delay_s, float(retry_after))
+            except ValueError:
+                pass  # an HTTP date: keep our own backoff rather than parse clocks we do not share
+        time.sleep(min(delay_s, self.settings.backoff_max_s))
+
+
+def _json_body(response: httpx.Response) -> dict[str, Any]:
+    try:
+        data = response.json()
+        data["choices"][0]["message"]
+    except (ValueError, KeyError, IndexError, TypeError) as error:
+        raise LLMError(
+            f"the endpoint answered 200 but not in chat-completions format ({error!r}): {response.text[:200]}",
+            hint="check SURGE_LLM_BASE_URL: it should end with /v1 for OpenAI-compatible servers",
+        ) from None
+    return data
+
+
+def _reply(data: dict[str, Any], key: str, cached: bool) -> ChatReply:
+    choice = data["choices"][0]
+    usage = data.get("usage") or {}
+    return ChatReply(
+        content=choice["message"].get("content") or "",
+        finish_reason=choice.get("finish_reason") or "stop",
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        model=data.get("model") or "",
+        cached=cached,
+        cache_key=key,
+    )
+
+
+def _hint(status: int) -> str:
+    if status in (401, 403):
+        return "check SURGE_LLM_API_KEY (or --llm-api-key)"
+    if status == 404:
+        return "check SURGE_LLM_BASE_URL (it should end with /v1) and SURGE_LLM_MODEL"
+    return "the request was rejected as malformed: check the model name and max_tokens for this endpoint"
