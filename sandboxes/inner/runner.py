@@ -1,0 +1,652 @@
+#!/usr/bin/env python3
+"""The in-sandbox runner: one process serves a whole batch of jobs (start-up is paid once per batch).
+
+STDLIB ONLY, Python >= 3.9: it runs inside bubblewrap with the host's /usr/bin/python3 and inside Docker
+images with their system python3. The host side is sandboxes/backends/bwrap.py (and the Docker backend).
+
+Protocol (JSON lines, UTF-8)
+----------------------------
+On start the runner writes one line ``{"ready": true, "runner": VERSION, "uid": .., "python": ".."}``.
+Then, for each line read on stdin (a *job*), it writes exactly one line on stdout (its *result*), in order.
+EOF on stdin ends the runner. Its own diagnostics go to stderr, never stdout.
+
+Job::
+
+    {"id": "any string",
+     "reset": true,                  # clear the workdir and /tmp first (a new program); false keeps them
+     "workdir": "/app",
+     "files": [{"path": "main.cpp", "text": "..."},               # relative to workdir
+               {"path": "main", "b64": "...", "mode": 493}],      # binary content (a cached executable)
+     "phases": [{"name": "compile" | "run" | ...,
+                 "argv": ["g++", "main.cpp"],  # executed directly (no shell) after a PATH lookup
+                 "cwd": "/app", "stdin": "", "env": {"PATH": "..."},
+                 "limits": {"cpu_s": 1, "wall_s": 2, "memory_mib": 256, "processes": 64,
+                            "output_bytes": 1048576, "file_size_bytes": 67108864},
+                 "memory_rlimit": "data" | "as" | "none",
+                 "repeat": 1,                  # run this phase N times (determinism checks)
+                 "stop_unless_ok": true}],     # skip the following phases unless every run was "ok"
+     "artifacts": ["main", "*.class"],       # globs under workdir to hash after the phases
+     "export": false}                        # also return the artifacts' bytes (base64), for a cache
+
+Result::
+
+    {"id": .., "ok": true, "error": "",
+     "phases": [{"name": .., "runs": [RUN, ...]}],          # skipped phases are absent
+     "artifacts": {"digest": "sha256 of (path, sha256) pairs" | null,
+                   "files": [{"path", "sha256", "size", "mode", "b64"?}]}}
+
+RUN: raw facts, then one status::
+
+    {"argv", "stdout", "stderr", "stdout_truncated", "stderr_truncated", "exit_code", "signal",
+     "cpu_user_s", "cpu_sys_s", "wall_s", "max_rss_kib",
+     "status": "ok" | "runtime_error" | "signal" | "cpu_time_limit" | "wall_time_limit" | "memory_limit"
+               | "output_limit" | "exec_failed" | "sandbox_error",
+     "detail": "why, where the streams do not say"}
+
+How limits are enforced (per run)
+---------------------------------
+- The child gets its own session (setsid), rlimits CPU (soft = ceil(cpu_s), SIGKILL one second later),
+  DATA or AS (memory_mib), FSIZE, CORE = 0 and, when the runner can drop privileges, NPROC.
+- When the runner is real root (bwrap as root without a user namespace, or Docker) every child runs under
+  ``--uid`` (an unprivileged uid reserved for this sandbox): RLIMIT_NPROC then bites (root ignores it),
+  /etc/shadow is unreadable, and "kill every process of that uid" kills the whole tree, including
+  children that detached with setsid. Otherwise (``--kill all-in-namespace``) the runner must be alone in a
+  private PID namespace and kills every process but itself and PID 1 with kill(-1).
+- rusage comes from wait4 on the program itself (its waited-for descendants included), never from this
+  Python parent: with bwrap --unshare-pid, wait4 on bwrap would lose it.
+- Wall time is measured here; on wall_s the whole tree is killed. Output goes through pipes capped at
+  output_bytes per stream: the excess is cut, flagged, and the tree killed (status output_limit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import errno
+import fnmatch
+import hashlib
+import json
+import math
+import os
+import resource
+import selectors
+import shutil
+import signal
+import sys
+import time
+
+VERSION = "1"
+READ_CHUNK_BYTES = 65536
+# The JVM, V8 and Mono reserve far more address space than they use; RLIMIT_DATA counts only writable
+# private memory (Linux >= 4.7), so it limits what is used without breaking those runtimes.
+DEFAULT_MEMORY_RLIMIT = "data"
+# Abnormal exits with one of these on stderr are allocation failures (RLIMIT_DATA makes malloc fail).
+OOM_MARKERS = (
+    "MemoryError",
+    "std::bad_alloc",
+    "java.lang.OutOfMemoryError",
+    "memory allocation of",
+    "heap out of memory",
+    "Out of memory",
+    "OutOfMemoryException",
+    "Cannot allocate memory",
+)
+MEMORY_NEAR_LIMIT_FRACTION = 0.9
+KILL_PASSES = 200
+
+
+def main() -> None:
+    options = parse_options()
+    runner = Runner(options)
+    emit({"ready": True, "runner": VERSION, "uid": os.getuid(), "python": sys.version.split()[0]})
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        emit(runner.handle(line))
+
+
+def parse_options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="in-sandbox batch runner (JSON lines on stdin/stdout)")
+    parser.add_argument("--uid", type=int, default=None, help="run programs as this uid (needs root)")
+    parser.add_argument("--gid", type=int, default=None, help="and this gid (default: the uid)")
+    parser.add_argument(
+        "--kill",
+        choices=("uid", "all-in-namespace", "group"),
+        default=None,
+        help="how to kill a tree: every process of --uid, every process in this PID namespace, or the "
+        "process group only (unsafe mode: detached children can escape)",
+    )
+    parser.add_argument("--scratch", action="append", default=None, help="dirs cleared between jobs")
+    options = parser.parse_args()
+    if options.uid is not None and os.getuid() != 0:
+        options.uid = None  # cannot drop privileges: keep running as ourselves
+    if options.gid is None:
+        options.gid = options.uid
+    if options.kill is None:
+        options.kill = "uid" if options.uid is not None else "group"
+    if options.kill == "uid" and options.uid is None:
+        options.kill = "group"
+    options.scratch = options.scratch or []
+    return options
+
+
+def emit(message: dict) -> None:
+    sys.stdout.write(json.dumps(message, ensure_ascii=True) + "\n")
+    sys.stdout.flush()
+
+
+class Runner:
+    def __init__(self, options: argparse.Namespace) -> None:
+        self.options = options
+        self.path_cache: dict[tuple[str, str], str | None] = {}
+
+    def handle(self, line: bytes) -> dict:
+        job_id = None
+        try:
+            job = json.loads(line)
+            job_id = job.get("id")
+            return self.run_job(job)
+        except Exception as error:  # the runner must survive anything a job does
+            return {"id": job_id, "ok": False, "error": f"{type(error).__name__}: {error}", "phases": []}
+
+    def run_job(self, job: dict) -> dict:
+        workdir = job.get("workdir", "/app")
+        if job.get("reset", True):
+            self.reset(workdir)
+        self.write_files(workdir, job.get("files", []))
+        phases_out = []
+        for phase in job.get("phases", []):
+            phase.setdefault("cwd", workdir)
+            runs = [self.run_phase(phase) for _ in range(max(1, int(phase.get("repeat", 1))))]
+            phases_out.append({"name": phase.get("name", "run"), "runs": runs})
+            if phase.get("stop_unless_ok") and any(run["status"] != "ok" for run in runs):
+                break
+        artifacts = collect_artifacts(workdir, job.get("artifacts", []), bool(job.get("export")))
+        return {"id": job.get("id"), "ok": True, "error": "", "phases": phases_out, "artifacts": artifacts}
+
+    # -- workspace ---------------------------------------------------------------------------------
+
+    def reset(self, workdir: str) -> None:
+        self.kill_all()
+        for directory in [workdir, *self.options.scratch]:
+            clear_directory(directory)
+            self.give_to_sandbox_user(directory, mode=0o1777 if directory != workdir else 0o755)
+        home = os.environ.get("HOME")
+        if home and not os.path.isdir(home):
+            os.makedirs(home, exist_ok=True)
+            self.give_to_sandbox_user(home, mode=0o755)
+
+    def write_files(self, workdir: str, files: list) -> None:
+        root = os.path.realpath(workdir)
+        for entry in files:
+            target = os.path.realpath(os.path.join(root, entry["path"]))
+            if not (target == root or target.startswith(root + os.sep)):
+                raise ValueError(f"file path escapes the workdir: {entry['path']!r}")
+            self.make_parents(root, os.path.dirname(target))
+            data = base64.b64decode(entry["b64"]) if "b64" in entry else entry.get("text", "").encode("utf-8")
+            with open(target, "wb") as handle:
+                handle.write(data)
+            os.chmod(target, int(entry.get("mode", 0o644)))
+            self.give_to_sandbox_user(target)
+
+    def make_parents(self, root: str, directory: str) -> None:
+        missing = []
+        while directory != root and not os.path.isdir(directory):
+            missing.append(directory)
+            directory = os.path.dirname(directory)
+        for path in reversed(missing):
+            os.mkdir(path)
+            self.give_to_sandbox_user(path)
+
+    def give_to_sandbox_user(self, path: str, mode: int | None = None) -> None:
+        if mode is not None:
+            os.chmod(path, mode)
+        if self.options.uid is not None:
+            os.chown(path, self.options.uid, self.options.gid)
+
+    # -- one run -----------------------------------------------------------------------------------
+
+    def run_phase(self, phase: dict) -> dict:
+        limits = phase.get("limits", {})
+        argv = [str(arg) for arg in phase["argv"]]
+        env = {str(k): str(v) for k, v in phase.get("env", {}).items()}
+        executable = self.resolve(argv[0], env.get("PATH", os.defpath), phase["cwd"])
+        if executable is None:
+            return failed_run(argv, "exec_failed", f"command not found: {argv[0]}")
+        started = time.monotonic()
+        try:
+            child = Child.start(executable, argv, env, phase.get("cwd", "/app"), limits, self.options, phase)
+        except OSError as error:
+            return failed_run(argv, "exec_failed", f"cannot execute {argv[0]}: {error.strerror}")
+        try:
+            outcome = child.supervise(phase.get("stdin", "").encode("utf-8"), limits, started)
+        finally:
+            child.close()
+            self.kill_all(child.pid)
+        return judge(argv, outcome, limits)
+
+    def resolve(self, command: str, search_path: str, cwd: str) -> str | None:
+        if "/" in command:
+            path = os.path.join(cwd, command)
+            return path if os.access(path, os.X_OK) else None
+        key = (command, search_path)
+        if key not in self.path_cache:
+            self.path_cache[key] = shutil.which(command, path=search_path)
+        return self.path_cache[key]
+
+    # -- killing trees -----------------------------------------------------------------------------
+
+    def kill_all(self, group: int | None = None) -> None:
+        """Kill every process the programs left behind, detached or not, then reap what is ours."""
+        mode = self.options.kill
+        if mode == "uid":
+            kill_every_process_of(self.options.uid)
+        elif mode == "all-in-namespace":
+            kill_all_but_me()
+        elif group is not None:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except OSError:
+                pass
+        reap_zombies()
+
+
+class Child:
+    """A forked program: own session, rlimits, pipes; exits are watched through a pidfd."""
+
+    def __init__(self, pid: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> None:
+        self.pid = pid
+        self.fds = {"stdin": stdin_fd, "stdout": stdout_fd, "stderr": stderr_fd}
+
+    @classmethod
+    def start(cls, executable, argv, env, cwd, limits, options, phase) -> Child:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        report_r, report_w = os.pipe()  # exec failures travel back here (close-on-exec: empty = success)
+        pid = os.fork()
+        if pid == 0:  # child: never return
+            try:
+                os.close(report_r)
+                for fd in (in_w, out_r, err_r):
+                    os.close(fd)
+                os.dup2(in_r, 0)
+                os.dup2(out_w, 1)
+                os.dup2(err_w, 2)
+                prepare_child(cwd, limits, options, phase.get("memory_rlimit", DEFAULT_MEMORY_RLIMIT))
+                os.execve(executable, argv, env)
+            except BaseException as error:  # noqa: BLE001  (report anything, then die)
+                try:
+                    os.write(report_w, f"{type(error).__name__}: {error}".encode("utf-8", "replace"))
+                finally:
+                    os._exit(127)
+        for fd in (in_r, out_w, err_w, report_w):
+            os.close(fd)
+        failure = read_all(report_r)
+        os.close(report_r)
+        if failure:
+            os.waitpid(pid, 0)
+            for fd in (in_w, out_r, err_r):
+                os.close(fd)
+            raise OSError(errno.ENOEXEC, failure.decode("utf-8", "replace"))
+        return cls(pid, in_w, out_r, err_r)
+
+    def supervise(self, stdin_bytes: bytes, limits: dict, started: float) -> dict:
+        cap = int(limits.get("output_bytes", 1 << 20))
+        wall_s = float(limits.get("wall_s", 10.0))
+        cpu_s = float(limits.get("cpu_s", 10.0))
+        buffers = {"stdout": bytearray(), "stderr": bytearray()}
+        truncated = {"stdout": False, "stderr": False}
+        selector = selectors.DefaultSelector()
+        pidfd = os.pidfd_open(self.pid) if hasattr(os, "pidfd_open") else None
+        if pidfd is not None:
+            selector.register(pidfd, selectors.EVENT_READ, "exit")
+        for name in ("stdout", "stderr"):
+            os.set_blocking(self.fds[name], False)
+            selector.register(self.fds[name], selectors.EVENT_READ, name)
+        pending = memoryview(stdin_bytes)
+        if pending:
+            os.set_blocking(self.fds["stdin"], False)
+            selector.register(self.fds["stdin"], selectors.EVENT_WRITE, "stdin")
+        else:
+            self.close_fd("stdin")
+        killed_for = None
+        status = None
+        open_streams = 2
+        try:
+            while status is None:
+                remaining = started + wall_s - time.monotonic()
+                if remaining <= 0:
+                    killed_for = "wall_time_limit"
+                    break
+                # poll cpu time ourselves too: RLIMIT_CPU only has whole seconds
+                events = selector.select(timeout=min(remaining, 0.02 if pidfd is None else 0.1))
+                for key, _ in events:
+                    if key.data == "exit":
+                        selector.unregister(key.fd)
+                    elif key.data == "stdin":
+                        try:
+                            written = os.write(key.fd, pending[:READ_CHUNK_BYTES])
+                            pending = pending[written:]
+                        except (BrokenPipeError, OSError):
+                            pending = pending[:0]
+                        if not pending:
+                            selector.unregister(key.fd)
+                            self.close_fd("stdin")
+                    else:
+                        chunk = read_some(key.fd)
+                        if chunk is None:
+                            continue
+                        if not chunk:
+                            selector.unregister(key.fd)
+                            open_streams -= 1
+                            continue
+                        room = cap - len(buffers[key.data])
+                        buffers[key.data] += chunk[: max(room, 0)]
+                        if len(chunk) > room:
+                            truncated[key.data] = True
+                            killed_for = "output_limit"
+                status = try_wait(self.pid)
+                if killed_for:
+                    break
+                if status is None and cpu_used(self.pid) > cpu_s:
+                    killed_for = "cpu_time_limit"
+                    break
+            if status is None:
+                kill_group(self.pid)
+                status = wait(self.pid)
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+        wall = time.monotonic() - started
+        # The program is gone; what a detached child still holds open is read without waiting for it.
+        drain(self.fds, buffers, truncated, cap)
+        selector.close()
+        _, wait_status, usage = status
+        return {
+            "wait_status": wait_status,
+            "usage": usage,
+            "wall_s": wall,
+            "stdout": bytes(buffers["stdout"]),
+            "stderr": bytes(buffers["stderr"]),
+            "truncated": truncated,
+            "killed_for": killed_for,
+        }
+
+    def close_fd(self, name: str) -> None:
+        fd = self.fds.get(name)
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+            self.fds[name] = None
+
+    def close(self) -> None:
+        for name in list(self.fds):
+            self.close_fd(name)
+
+
+def prepare_child(cwd: str, limits: dict, options: argparse.Namespace, memory_rlimit: str) -> None:
+    os.setsid()
+    os.chdir(cwd)
+    for number in range(1, 65):  # a clean signal state: the runner's ignores must not leak
+        try:
+            if number not in (signal.SIGKILL, signal.SIGSTOP):
+                signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    cpu_s = max(1, math.ceil(float(limits.get("cpu_s", 10))))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    memory_bytes = int(limits.get("memory_mib", 1024)) << 20
+    if memory_rlimit == "as":
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    elif memory_rlimit == "data":
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
+    file_size = int(limits.get("file_size_bytes", 64 << 20))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if options.uid is not None:
+        processes = int(limits.get("processes", 64))
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+        os.setgroups([])
+        os.setgid(options.gid)
+        os.setuid(options.uid)
+
+
+def judge(argv: list, outcome: dict, limits: dict) -> dict:
+    usage = outcome["usage"]
+    wait_status = outcome["wait_status"]
+    exit_code = os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else None
+    signal_number = os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else None
+    signal_name = signal_label(signal_number)
+    cpu = usage.ru_utime + usage.ru_stime
+    stderr_text = outcome["stderr"].decode("utf-8", errors="replace")
+    max_rss_kib = int(usage.ru_maxrss)
+    memory_kib = int(limits.get("memory_mib", 1024)) * 1024
+    killed_for = outcome["killed_for"]
+    if killed_for:
+        status, detail = killed_for, describe_kill(killed_for, limits)
+    elif signal_number in (signal.SIGXCPU,) or (signal_number == signal.SIGKILL and cpu >= float(limits.get("cpu_s", 10))):
+        status, detail = "cpu_time_limit", describe_kill("cpu_time_limit", limits)
+    elif signal_number == signal.SIGXFSZ:
+        status, detail = "output_limit", f"a file grew past {limits.get('file_size_bytes')} bytes"
+    elif (exit_code or signal_number) and (
+        max_rss_kib >= MEMORY_NEAR_LIMIT_FRACTION * memory_kib or any(m in stderr_text for m in OOM_MARKERS)
+    ):
+        status, detail = "memory_limit", f"ran out of memory (limit {limits.get('memory_mib')} MiB)"
+    elif signal_number is not None:
+        status, detail = "signal", f"killed by {signal_name}"
+    elif exit_code:
+        status, detail = "runtime_error", f"exit status {exit_code}"
+    else:
+        status, detail = "ok", ""
+    return {
+        "argv": argv,
+        "stdout": outcome["stdout"].decode("utf-8", errors="replace"),
+        "stderr": stderr_text,
+        "stdout_truncated": outcome["truncated"]["stdout"],
+        "stderr_truncated": outcome["truncated"]["stderr"],
+        "exit_code": exit_code,
+        "signal": signal_name,
+        "cpu_user_s": round(usage.ru_utime, 6),
+        "cpu_sys_s": round(usage.ru_stime, 6),
+        "wall_s": round(outcome["wall_s"], 6),
+        "max_rss_kib": max_rss_kib,
+        "status": status,
+        "detail": detail,
+    }
+
+
+def describe_kill(reason: str, limits: dict) -> str:
+    if reason == "wall_time_limit":
+        return f"killed after {limits.get('wall_s')} s of wall time"
+    if reason == "cpu_time_limit":
+        return f"killed after {limits.get('cpu_s')} s of CPU time"
+    return f"output passed {limits.get('output_bytes')} bytes on a stream: cut and killed"
+
+
+def failed_run(argv: list, status: str, detail: str) -> dict:
+    return {
+        "argv": argv, "stdout": "", "stderr": "", "stdout_truncated": False, "stderr_truncated": False,
+        "exit_code": None, "signal": None, "cpu_user_s": 0.0, "cpu_sys_s": 0.0, "wall_s": 0.0,
+        "max_rss_kib": 0, "status": status, "detail": detail,
+    }  # fmt: skip
+
+
+def signal_label(number: int | None) -> str | None:
+    if number is None:
+        return None
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"SIG{number}"
+
+
+# -- processes --------------------------------------------------------------------------------------
+
+
+def try_wait(pid: int):
+    try:
+        waited, status, usage = os.wait4(pid, os.WNOHANG)
+    except ChildProcessError:
+        return (pid, 0, resource.getrusage(resource.RUSAGE_CHILDREN))
+    return None if waited == 0 else (waited, status, usage)
+
+
+def wait(pid: int):
+    while True:
+        try:
+            return os.wait4(pid, 0)
+        except InterruptedError:
+            continue
+
+
+def kill_group(pid: int) -> None:
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except OSError:
+            pass
+
+
+def cpu_used(pid: int) -> float:
+    """CPU seconds of a live process and its waited-for children, from /proc (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def kill_every_process_of(uid: int) -> None:
+    """Fork a helper that becomes `uid` and kill(-1)s: the kernel then signals exactly that uid's processes."""
+    helper = os.fork()
+    if helper == 0:
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            for _ in range(KILL_PASSES):  # a fork bomb may fork between passes; SIGKILL wins quickly
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:
+                    break
+        finally:
+            os._exit(0)
+    os.waitpid(helper, 0)
+
+
+def kill_all_but_me() -> None:
+    """In a private PID namespace: kill(-1) reaches every process except PID 1 (the reaper) and us."""
+    for _ in range(KILL_PASSES):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            break
+        reap_zombies()
+
+
+def reap_zombies() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def read_some(fd: int) -> bytes | None:
+    try:
+        return os.read(fd, READ_CHUNK_BYTES)
+    except BlockingIOError:
+        return None  # nothing right now (a spurious wake-up)
+    except OSError:
+        return b""
+
+
+def read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, READ_CHUNK_BYTES)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def drain(fds: dict, buffers: dict, truncated: dict, cap: int) -> None:
+    for name in ("stdout", "stderr"):
+        fd = fds.get(name)
+        if fd is None:
+            continue
+        while True:
+            try:
+                chunk = os.read(fd, READ_CHUNK_BYTES)
+            except (BlockingIOError, OSError):
+                break
+            if not chunk:
+                break
+            room = cap - len(buffers[name])
+            buffers[name] += chunk[: max(room, 0)]
+            if len(chunk) > room:
+                truncated[name] = True
+                break
+
+
+# -- files ------------------------------------------------------------------------------------------
+
+
+def clear_directory(directory: str) -> None:
+    os.makedirs(directory, exist_ok=True)
+    for entry in os.scandir(directory):
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                make_writable(entry.path)
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+        except OSError as error:
+            print(f"runner: cannot remove {entry.path}: {error}", file=sys.stderr)
+
+
+def make_writable(directory: str) -> None:
+    # A program may chmod 000 its own directories; as their owner we can always undo it.
+    for root, dirs, _ in os.walk(directory):
+        for name in dirs:
+            try:
+                os.chmod(os.path.join(root, name), 0o755)
+            except OSError:
+                pass
+
+
+def collect_artifacts(workdir: str, patterns: list, export: bool) -> dict:
+    if not patterns:
+        return {"digest": None, "files": []}
+    found = []
+    for root, _, names in os.walk(workdir):
+        for name in names:
+            relative = os.path.relpath(os.path.join(root, name), workdir)
+            if any(fnmatch.fnmatch(relative, pattern) for pattern in patterns):
+                found.append(relative)
+    files = []
+    for relative in sorted(found):
+        path = os.path.join(workdir, relative)
+        with open(path, "rb") as handle:
+            data = handle.read()
+        entry = {"path": relative, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data),
+                 "mode": os.stat(path).st_mode & 0o777}  # fmt: skip
+        if export:
+            entry["b64"] = base64.b64encode(data).decode("ascii")
+        files.append(entry)
+    if not files:
+        return {"digest": None, "files": []}
+    digest = hashlib.sha256(json.dumps([(f["path"], f["sha256"]) for f in files]).encode()).hexdigest()
+    return {"digest": digest, "files": files}
+
+
+if __name__ == "__main__":
+    main()
