@@ -1,0 +1,80 @@
+"""Compile cache and shared runs (DMOJ's binary cache, content-addressed).
+
+- A compile is keyed by sha256(source files + toolchain version + full compile argv + environment): the
+  compile phase's facts (diagnostics included, they are part of dr labels) and its artifacts are kept on
+  disk, artifacts as blobs named by their own sha256.
+- Identical artifacts (same digest) from different settings run once: RunMemo keeps run results by
+  (artifact digest + run command, stdin, environment, limits, repeats) for the life of a backend, so a dr
+  snippet's 40 settings cost a handful of runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CACHE_DIR = Path(".surge/cache/compile")
+CACHE_DIR_ENV = "SURGE_COMPILE_CACHE"
+
+
+def cache_key(*parts: Any) -> str:
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CompileCache:
+    """On-disk cache: <root>/entries/<key>.json and <root>/blobs/<sha256>. Safe for concurrent writers."""
+
+    def __init__(self, root: Path | str | None = None) -> None:
+        self.root = Path(root or os.environ.get(CACHE_DIR_ENV) or DEFAULT_CACHE_DIR)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The cached compile run and its artifacts (with bytes as base64), or None."""
+        entry_path = self.root / "entries" / f"{key}.json"
+        try:
+            entry = json.loads(entry_path.read_text(encoding="utf-8"))
+            for artifact in entry["artifacts"]["files"]:
+                data = (self.root / "blobs" / artifact["sha256"]).read_bytes()
+                artifact["b64"] = base64.b64encode(data).decode("ascii")
+        except (OSError, ValueError, KeyError):
+            return None
+        return entry
+
+    def put(self, key: str, compile_run: dict[str, Any], artifacts: dict[str, Any]) -> None:
+        files = []
+        for artifact in artifacts.get("files", []):
+            data = base64.b64decode(artifact["b64"])
+            self._write(self.root / "blobs" / artifact["sha256"], data)
+            files.append({k: v for k, v in artifact.items() if k != "b64"})
+        entry = {"compile": compile_run, "artifacts": {"digest": artifacts.get("digest"), "files": files}}
+        self._write(self.root / "entries" / f"{key}.json", json.dumps(entry).encode("utf-8"))
+
+    @staticmethod
+    def _write(path: Path, data: bytes) -> None:
+        if path.exists():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        temporary.write_bytes(data)
+        os.replace(temporary, path)  # atomic: readers never see half a file
+
+
+class RunMemo:
+    """Run results of identical binaries, shared across settings within one backend."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, list[dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> list[dict[str, Any]] | None:
+        with self._lock:
+            return self._runs.get(key)
+
+    def put(self, key: str, runs: list[dict[str, Any]]) -> None:
+        with self._lock:
+            self._runs.setdefault(key, runs)

@@ -1,0 +1,107 @@
+"""What a language spec is: file layout, compile command, run command, version probe, install hint.
+
+A spec is declarative data plus a few small methods; odd toolchains (Java's class names) override one.
+Paths are absolute under /app because compiler diagnostics quote them and SURGE's labels show
+`/app/test.cpp:3:5: error: ...` (see shared/notes/surge-ground-truth.md, "bg: the run protocol").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+
+WORKDIR = "/app"
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    language: Language
+    source_name: str  # a one-file program's file name when its own name has no extension we know
+    extensions: tuple[str, ...]
+    default_tool: str  # the compiler (compiled languages) or the interpreter
+    apt_packages: dict[str, str]  # tool -> Debian package that installs it
+    version_argv: tuple[str, ...] = ("--version",)
+    run_tool: str | None = None  # the runtime a compiled program needs (java, mono); None: runs itself
+    artifacts: tuple[str, ...] = ()  # globs under /app the compile produces (cached, hashed, shared)
+    memory_rlimit: str = "data"  # see sandboxes/inner/runner.py: "data" | "as" | "none"
+    run_env: dict[str, str] = field(default_factory=dict)
+    self_test: str = ""  # a tiny program printing SELF_TEST_OUTPUT (tests run every installed language)
+
+    @property
+    def compiled(self) -> bool:
+        return bool(self.artifacts)
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def file_name(self, program: Program, path: str) -> str:
+        """Where a program file goes under /app: its own name if it has our extension, else ours."""
+        if len(program.files) == 1 and not path.endswith(self.extensions):
+            return self.source_name
+        return path
+
+    def placed_files(self, program: Program) -> list[tuple[str, str]]:
+        return [(self.file_name(program, f.path), f.content) for f in program.files]
+
+    def entry_path(self, program: Program) -> str:
+        return f"{WORKDIR}/{self.file_name(program, program.entry_file.path)}"
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    def tool(self, setting: ExecutionSetting, profile: EnvironmentProfile) -> str:
+        """The compiler/interpreter: the setting's, else the profile's, else ours; a profile may remap names."""
+        chosen = setting.compiler or profile.toolchains.get(self.language.value) or self.default_tool
+        return profile.toolchains.get(chosen, chosen)
+
+    def tools(self, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+        needed = [self.tool(setting, profile)]
+        if self.run_tool:
+            needed.append(profile.toolchains.get(self.run_tool, self.run_tool))
+        return needed
+
+    def install_hint(self, tool: str) -> str:
+        package = self.apt_packages.get(tool)
+        if package is None and tool.startswith("clang++-"):
+            package = "clang-" + tool.removeprefix("clang++-")  # Debian: clang++-19 comes with clang-19
+        package = package or self.apt_packages.get(tool.split("-")[0]) or next(iter(self.apt_packages.values()))
+        if " " in package:  # not packaged by Debian: the spec says where it comes from
+            return package
+        return f"apt-get install {package} (or `make setup`)"
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def compile_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+        raise NotImplementedError(f"{self.language.value} is not compiled")
+
+    def run_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+        return [self.tool(setting, profile), self.entry_path(program), *program.argv]
+
+
+@dataclass(frozen=True)
+class NativeSpec(LanguageSpec):
+    """gcc/clang/rustc style: sources in, one executable `/app/test` out, run directly."""
+
+    binary: str = "test"
+    std_flag: str = "-std={}"
+    default_standard: str | None = None
+    link_flags: tuple[str, ...] = ()
+
+    def sources(self, program: Program) -> list[str]:
+        placed = [name for name, _ in self.placed_files(program) if name.endswith(self.extensions)]
+        return [f"{WORKDIR}/{name}" for name in placed] or [self.entry_path(program)]
+
+    def compile_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+        standard = setting.standard or profile.toolchains.get(f"{self.language.value}-std") or self.default_standard
+        argv = [self.tool(setting, profile)]
+        if standard:
+            argv.append(self.std_flag.format(standard))
+        if setting.optimization:
+            argv.append(self.optimization_flag(setting.optimization))
+        argv += [*setting.extra_flags, *self.sources(program), "-o", f"{WORKDIR}/{self.binary}", *self.link_flags]
+        return argv
+
+    def optimization_flag(self, level: str) -> str:
+        return f"-{level}"
+
+    def run_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+        return [f"{WORKDIR}/{self.binary}", *program.argv]

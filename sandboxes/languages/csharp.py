@@ -1,0 +1,30 @@
+from dataclasses import dataclass
+
+from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+from sandboxes.languages.base import WORKDIR, LanguageSpec
+
+
+@dataclass(frozen=True)
+class MonoSpec(LanguageSpec):
+    """`mcs /app/test.cs -out:/app/test.exe`, then `mono /app/test.exe` (SURGE's ml C# labels match Mono)."""
+
+    def compile_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+        sources = [f"{WORKDIR}/{name}" for name, _ in self.placed_files(program) if name.endswith(".cs")]
+        optimize = ["-optimize+"] if setting.optimization not in (None, "O0") else []
+        return [self.tool(setting, profile), *optimize, *setting.extra_flags, *sources, f"-out:{WORKDIR}/test.exe"]
+
+    def run_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+        return [profile.toolchains.get("mono", "mono"), f"{WORKDIR}/test.exe", *program.argv]
+
+
+SPEC = MonoSpec(
+    language=Language.CSHARP,
+    source_name="test.cs",
+    extensions=(".cs",),
+    default_tool="mcs",
+    run_tool="mono",
+    apt_packages={"mcs": "mono-mcs", "mono": "mono-runtime"},
+    artifacts=("*.exe",),
+    version_argv=("--version",),
+    self_test='class P { static void Main() { System.Console.WriteLine("surge self-test"); } }\n',
+)

@@ -1,0 +1,49 @@
+import re
+from dataclasses import dataclass
+
+from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+from sandboxes.languages.base import WORKDIR, LanguageSpec
+
+PUBLIC_CLASS = re.compile(r"public\s+(?:(?:final|abstract|static)\s+)*(?:class|enum|record|interface)\s+(\w+)")
+ANY_CLASS = re.compile(r"\b(?:class|enum|record|interface)\s+(\w+)")
+MAIN_METHOD = re.compile(r"\bstatic\s+(?:public\s+)?void\s+main\s*\(")
+# Serial GC and one compiler thread: fewer JVM threads (they count against the process limit) and a
+# faster start; the heap cap keeps the JVM inside the sandbox's memory limit.
+JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss64m")
+
+
+@dataclass(frozen=True)
+class JavaSpec(LanguageSpec):
+    """The file is named after the public class; the class run is the one that declares main (SURGE bg)."""
+
+    def file_name(self, program: Program, path: str) -> str:
+        if len(program.files) == 1 and not path.endswith(".java"):
+            match = PUBLIC_CLASS.search(program.files[0].content)
+            return f"{match[1] if match else 'Main'}.java"
+        return path
+
+    def main_class(self, program: Program) -> str:
+        source = program.entry_file.content
+        main = MAIN_METHOD.search(source)
+        declared = [m for m in ANY_CLASS.finditer(source) if main is None or m.start() < main.start()]
+        return declared[-1][1] if declared else "Main"
+
+    def compile_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+        sources = [f"{WORKDIR}/{name}" for name, _ in self.placed_files(program) if name.endswith(".java")]
+        return [self.tool(setting, profile), "-J-XX:+UseSerialGC", "-encoding", "UTF-8", *setting.extra_flags, *sources]
+
+    def run_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+        java = profile.toolchains.get("java", "java")
+        return [java, *JVM_FLAGS, "-cp", WORKDIR, self.main_class(program), *program.argv]
+
+
+SPEC = JavaSpec(
+    language=Language.JAVA,
+    source_name="Main.java",
+    extensions=(".java",),
+    default_tool="javac",
+    run_tool="java",
+    apt_packages={"javac": "default-jdk-headless", "java": "default-jre-headless"},
+    artifacts=("*.class",),
+    self_test='public class Main { public static void main(String[] a) { System.out.println("surge self-test"); } }\n',
+)

@@ -1,0 +1,58 @@
+"""Named execution environments: locale, time zone and toolchain choices that a label depends on.
+
+A profile's ``toolchains`` maps a language to its default tool (``"cpp": "g++"``), a tool name to the
+executable used for it (``"clang++": "clang++-19"``) and ``"<language>-std"`` to a default standard.
+"""
+
+from __future__ import annotations
+
+from pipeline.errors import ConfigurationError
+from pipeline.records import EnvironmentProfile
+
+SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+SANDBOX_HOME = "/tmp/home"
+
+PROFILES: dict[str, EnvironmentProfile] = {
+    profile.name: profile
+    for profile in (
+        EnvironmentProfile(
+            name="default",
+            description="C.UTF-8, UTC, this machine's current toolchains (g++ -std=c++17 for C++)",
+        ),
+        EnvironmentProfile(
+            name="surge-bg",
+            description="SURGE bg labels: LANG=C so gcc quotes 'int main()' in ASCII; g++ -std=c++11",
+            locale="C",
+            toolchains={"cpp": "g++", "cpp-std": "c++11"},
+        ),
+        EnvironmentProfile(
+            name="surge-dr",
+            description="SURGE dr labels: clang++ is clang 19 (it prints the line gutters the labels show)",
+            toolchains={"clang++": "clang++-19"},
+        ),
+    )
+}
+
+
+def get_profile(name: str) -> EnvironmentProfile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ConfigurationError(
+            f"unknown environment profile {name!r}", hint=f"use one of: {', '.join(PROFILES)}"
+        ) from None
+
+
+def sandbox_env(profile: EnvironmentProfile, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment a program sees: nothing leaks in from the host."""
+    env = {
+        "PATH": SANDBOX_PATH,
+        "HOME": SANDBOX_HOME,
+        "LANG": profile.locale,
+        "LC_ALL": profile.locale,
+        "TZ": profile.timezone,
+        "TMPDIR": "/tmp",
+    }
+    env.update(extra or {})
+    env.update(profile.env)
+    return env

@@ -1,0 +1,67 @@
+"""Which toolchains a profile can use here, with versions (probed once per process, cached)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import cache
+
+from pipeline.records import EnvironmentProfile, ExecutionSetting
+from sandboxes.languages import REGISTRY, LanguageSpec
+from sandboxes.profiles import SANDBOX_PATH
+
+PROBE_TIMEOUT_S = 20
+EXTRA_CPP_COMPILERS = ("clang++", "clang++-14", "clang++-16", "clang++-19")
+
+
+@dataclass(frozen=True)
+class ToolchainStatus:
+    language: str
+    tool: str
+    version: str | None
+    path: str | None
+    available: bool
+    install_hint: str | None
+
+
+def find_tool(tool: str) -> str | None:
+    """The tool as the sandbox sees it: on the sandbox PATH (never the host's ~/.cargo or pyenv shims)."""
+    return shutil.which(tool, path=SANDBOX_PATH)
+
+
+@cache
+def tool_version(tool: str, version_flag: str = "--version") -> str | None:
+    path = find_tool(tool)
+    if path is None:
+        return None
+    flag = "-version" if tool.endswith(("javac", "java")) else version_flag
+    try:
+        probe = subprocess.run([path, flag], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (probe.stdout.strip() or probe.stderr.strip()).splitlines()
+    return text[0].strip() if text else ""
+
+
+def status_of(spec: LanguageSpec, tool: str) -> ToolchainStatus:
+    path = find_tool(tool)
+    return ToolchainStatus(
+        language=spec.language.value,
+        tool=tool,
+        version=tool_version(tool) if path else None,
+        path=path,
+        available=path is not None,
+        install_hint=None if path else spec.install_hint(tool),
+    )
+
+
+def toolchain_report(profile: EnvironmentProfile) -> list[ToolchainStatus]:
+    report: dict[str, ToolchainStatus] = {}
+    for spec in REGISTRY.values():
+        tools = spec.tools(ExecutionSetting(), profile)
+        if spec.language.value == "cpp":
+            tools += [profile.toolchains.get(t, t) for t in EXTRA_CPP_COMPILERS]
+        for tool in tools:
+            report.setdefault(tool, status_of(spec, tool))
+    return list(report.values())
