@@ -15,7 +15,9 @@ from typing import Any
 
 
 def request_key(model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
-    blob = json.dumps({"model": model, "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False)
+    blob = json.dumps(
+        {"model": model, "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

@@ -1,7 +1,7 @@
 """The chat-completions client: POST {base_url}/chat/completions, OpenAI wire format.
 
 Why each piece is here:
-- a semaphore bounds requests in flight (providers rate-limit per key, and threads of a flow share one client);
+- a semaphore bounds requests in flight (providers rate-limit per key; a flow's threads share one client);
 - 429, 5xx, timeouts and dropped connections are retried with exponential backoff, honouring Retry-After;
 - other 4xx are not retried: they are configuration mistakes, raised at once with a hint;
 - the on-disk cache makes a rerun free, and usage is summed so every run reports tokens and cost.
@@ -9,6 +9,7 @@ Why each piece is here:
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass
@@ -126,7 +127,9 @@ class LLMClient:
                 return _json_body(response)
             last_problem = f"HTTP {response.status_code}: {response.text[:ERROR_BODY_CHARS]}"
             if response.status_code not in RETRYABLE_STATUS:
-                raise LLMError(f"{self.url} refused the request ({last_problem})", hint=_hint(response.status_code))
+                raise LLMError(
+                    f"{self.url} refused the request ({last_problem})", hint=_hint(response.status_code)
+                )
             self._sleep_before_retry(attempt, response.headers.get("Retry-After"))
         raise LLMError(
             f"{self.url} failed after {self.settings.max_retries + 1} attempts (last: {last_problem})",
@@ -139,10 +142,9 @@ class LLMClient:
             return
         delay_s = self.settings.backoff_base_s * (2**attempt)
         if retry_after is not None:
-            try:
+            # An HTTP date is ignored: keep our own backoff rather than trust a clock we do not share.
+            with contextlib.suppress(ValueError):
                 delay_s = max(delay_s, float(retry_after))
-            except ValueError:
-                pass  # an HTTP date: keep our own backoff rather than parse clocks we do not share
         time.sleep(min(delay_s, self.settings.backoff_max_s))
 
 
@@ -152,7 +154,8 @@ def _json_body(response: httpx.Response) -> dict[str, Any]:
         data["choices"][0]["message"]
     except (ValueError, KeyError, IndexError, TypeError) as error:
         raise LLMError(
-            f"the endpoint answered 200 but not in chat-completions format ({error!r}): {response.text[:200]}",
+            f"the endpoint answered 200 but not in chat-completions format ({error!r}): "
+            f"{response.text[:200]}",
             hint="check SURGE_LLM_BASE_URL: it should end with /v1 for OpenAI-compatible servers",
         ) from None
     return data

@@ -16,7 +16,9 @@ DEFAULT_CACHE_DIR = Path(".surge/llm-cache")
 class LLMSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    base_url: str = Field(default="", description="e.g. https://api.openai.com/v1 (the /chat/completions is added)")
+    base_url: str = Field(
+        default="", description="e.g. https://api.openai.com/v1 (the /chat/completions is added)"
+    )
     model: str = Field(default="", description="model name sent with every request; part of the cache key")
     api_key: str = Field(default="", repr=False, description="bearer token; empty for local servers")
     temperature: float = Field(default=0.0, description="0: the most repeatable answers")
@@ -39,7 +41,7 @@ class LLMSettings(BaseModel):
             if raw is not None and raw != "":
                 values[name] = raw
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+        return cls.model_validate(values)
 
     def require_endpoint(self) -> None:
         if not self.base_url or not self.model:
@@ -50,4 +52,6 @@ class LLMSettings(BaseModel):
             )
 
     def cost_usd(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.price_prompt_per_1k + completion_tokens * self.price_completion_per_1k) / 1000
+        return (
+            prompt_tokens * self.price_prompt_per_1k + completion_tokens * self.price_completion_per_1k
+        ) / 1000

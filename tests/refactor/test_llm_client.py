@@ -15,8 +15,13 @@ HELLO = [{"role": "user", "content": "say hi"}]
 
 def settings(server: ReplayServer, tmp_path: Path, **kw: object) -> LLMSettings:
     values: dict = dict(
-        base_url=server.base_url, model="replay-1", api_key="k", cache_dir=tmp_path / "cache",
-        backoff_base_s=0.01, backoff_max_s=0.05, timeout_s=5.0,
+        base_url=server.base_url,
+        model="replay-1",
+        api_key="k",
+        cache_dir=tmp_path / "cache",
+        backoff_base_s=0.01,
+        backoff_max_s=0.05,
+        timeout_s=5.0,
     )
     values.update(kw)
     return LLMSettings(**values)

@@ -1,0 +1,40 @@
+"""Running candidates: one open sandbox backend, one program at a time, with the limits of a refactor run."""
+
+from __future__ import annotations
+
+from pipeline.records import (
+    EnvironmentProfile,
+    ExecutionSetting,
+    Limits,
+    PhaseLimits,
+    Program,
+    RunRequest,
+    RunResult,
+)
+from sandboxes.backends.base import Backend
+
+# A candidate that needs more than this is not the small program a benchmark item should be.
+REFACTOR_LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=10.0, memory_mib=1024))
+
+
+def default_profile() -> EnvironmentProfile:
+    try:
+        from sandboxes.profiles import get_profile  # written by the sandbox helper; absent on older trees
+    except ImportError:
+        return EnvironmentProfile(name="default")
+    return get_profile("default")
+
+
+class Executor:
+    def __init__(
+        self, backend: Backend, profile: EnvironmentProfile | None = None, limits: Limits = REFACTOR_LIMITS
+    ) -> None:
+        self.backend = backend
+        self.profile = profile or default_profile()
+        self.limits = limits
+
+    def run(self, program: Program, setting: ExecutionSetting | None = None) -> RunResult:
+        request = RunRequest(
+            program=program, setting=setting or ExecutionSetting(), profile=self.profile, limits=self.limits
+        )
+        return next(iter(self.backend.run_batch([request])))

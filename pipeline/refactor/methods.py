@@ -1,0 +1,184 @@
+"""One small spec per construction method: its prompt, the values it needs, how the answer is used.
+
+A new source is one new spec here plus one prompt file. Upstream fields are read defensively (``.get``)
+because
+source adapters evolve; a missing field shows up as an empty section of the prompt, not a crash.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.errors import ConfigurationError
+from pipeline.records import ExecutionSetting, LabelProtocol, Language, Program, ProgramFile, SourceItem
+from pipeline.refactor.extract import FENCE_NAME
+
+ENTRY_HINTS: dict[Language, str] = {
+    Language.PYTHON: 'top-level code or `if __name__ == "__main__":`',
+    Language.CPP: "`int main()`",
+    Language.C: "`int main(void)`",
+    Language.JAVA: "`public static void main(String[] args)` in a public class",
+    Language.CSHARP: "`static void Main()`",
+    Language.RUST: "`fn main()`",
+    Language.JAVASCRIPT: "top-level code run by node",
+    Language.JULIA: "top-level code",
+}
+FILE_NAMES: dict[Language, str] = {
+    Language.PYTHON: "main.py",
+    Language.CPP: "main.cpp",
+    Language.C: "main.c",
+    Language.JAVA: "Main.java",
+    Language.CSHARP: "Program.cs",
+    Language.RUST: "main.rs",
+    Language.JAVASCRIPT: "main.js",
+    Language.JULIA: "main.jl",
+    Language.LEAN4: "Main.lean",
+}
+# SURGE bg's run protocol names the files test.py / test.cpp / <Class>.java (notes/surge-ground-truth.md).
+BG_FILE_NAMES: dict[Language, str] = {
+    Language.PYTHON: "test.py",
+    Language.CPP: "test.cpp",
+    Language.JAVA: "Main.java",
+}
+_JAVA_PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+)?class\s+(\w+)", re.MULTILINE)
+
+
+def file_name(language: Language, source: str, names: dict[Language, str] = FILE_NAMES) -> str:
+    if language is Language.JAVA and (match := _JAVA_PUBLIC_CLASS.search(source)):
+        return f"{match[1]}.java"  # javac insists the file is named after the public class
+    return names.get(language, FILE_NAMES[language])
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    prompt: str  # prompt file name (newest version unless pinned)
+    values: Callable[[SourceItem, Language], dict[str, Any]]
+    answer: str = "code"  # code: a whole program; input: an stdin input for the upstream program
+    rate_difficulty: bool = False  # competition items get a 1-5 difficulty
+    default_language: Language = Language.PYTHON
+    setting: ExecutionSetting = field(default_factory=ExecutionSetting)
+
+    def language(self, item: SourceItem) -> Language:
+        return item.language or self.default_language
+
+
+def _common(item: SourceItem, language: Language) -> dict[str, Any]:
+    return {
+        "language": language.value,
+        "fence": FENCE_NAME[language],
+        "entry_hint": ENTRY_HINTS.get(language, ""),
+        "text": item.text,
+        "path": item.upstream_path,
+    }
+
+
+def _mceval(item: SourceItem, language: Language) -> dict[str, Any]:
+    f = item.fields
+    return {
+        **_common(item, language),
+        "prompt": f.get("prompt", ""),
+        "solution": f.get("canonical_solution", ""),
+        "tests": f.get("test", ""),
+    }
+
+
+def _debugbench(item: SourceItem, language: Language) -> dict[str, Any]:
+    f = item.fields
+    examples = f.get("examples", "")
+    if isinstance(examples, list):
+        examples = "\n\n".join(str(e) for e in examples)
+    return {
+        **_common(item, language),
+        "slug": f.get("slug", item.key),
+        "description": f.get("description", ""),
+        "examples": examples,
+        "oracle_code": oracle_code(item),
+    }
+
+
+def oracle_code(item: SourceItem) -> str:
+    return str(item.fields.get("oracle_code") or item.fields.get("solution") or "")
+
+
+def buggy_code(item: SourceItem) -> str:
+    return str(item.fields.get("buggy_code") or item.text or "")
+
+
+METHODS: dict[str, Method] = {
+    "mceval": Method("mceval", "mceval", _mceval),
+    "leetcode": Method("leetcode", "leetcode", _common, rate_difficulty=True),
+    "debugbench": Method("debugbench", "debugbench", _debugbench),
+    "ojcode": Method(
+        "ojcode",
+        "ojcode",
+        _common,
+        answer="input",
+        rate_difficulty=True,
+        default_language=Language.CPP,
+        setting=ExecutionSetting(compiler="g++", standard="c++14"),
+    ),
+}
+
+
+def method_for(item: SourceItem, override: str | None = None) -> Method:
+    name = override or item.source.lower()
+    if name in METHODS:
+        return METHODS[name]
+    for known in METHODS:  # 'azl-leetcode', 'debugbench-hf', ...
+        if known in name:
+            return METHODS[known]
+    raise ConfigurationError(
+        f"no refactor method for source {item.source!r}",
+        hint=f"pass --method with one of: {', '.join(METHODS)}",
+    )
+
+
+def code_program(item: SourceItem, method: Method, source: str, prompt_tag: str, **kw: Any) -> Program:
+    language = method.language(item)
+    return Program(
+        language=language,
+        files=(ProgramFile(path=file_name(language, source), content=source),),
+        origin={
+            "source": item.source,
+            "key": item.key,
+            "item_id": item.item_id,
+            "method": method.name,
+            "prompt": prompt_tag,
+        },
+        **kw,
+    )
+
+
+def bg_program(item: SourceItem, method: Method, source: str, prompt_tag: str) -> Program:
+    language = method.language(item)
+    return Program(
+        language=language,
+        files=(ProgramFile(path=file_name(language, source, BG_FILE_NAMES), content=source),),
+        protocol=LabelProtocol.COMBINED_WITH_PREFIX,
+        origin={
+            "source": item.source,
+            "key": item.key,
+            "item_id": item.item_id,
+            "method": method.name,
+            "prompt": prompt_tag,
+            "variant": "buggy",
+        },
+    )
+
+
+def swap_in(program_source: str, oracle: str, replacement: str) -> str | None:
+    """Replace the oracle block (lines compared without trailing spaces) by `replacement`; None if absent."""
+    lines = program_source.splitlines()
+    wanted = [line.rstrip() for line in oracle.strip("\n").splitlines()]
+    if not wanted:
+        return None
+    stripped = [line.rstrip() for line in lines]
+    for start in range(len(lines) - len(wanted) + 1):
+        if stripped[start : start + len(wanted)] == wanted:
+            swapped = lines[:start] + replacement.strip("\n").splitlines() + lines[start + len(wanted) :]
+            return "\n".join(swapped) + "\n"
+    return None

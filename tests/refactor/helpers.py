@@ -1,0 +1,52 @@
+"""Builders shared by the refactor and review tests: items, a client on a replay server, an executor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.llm import LLMClient, LLMSettings
+from pipeline.records import Language, Limits, PhaseLimits, SourceItem
+from pipeline.refactor.execute import Executor
+from tests.refactor.fake_backend import FakePythonBackend
+from tests.refactor.openai_replay import ReplayServer
+
+FAST_LIMITS = Limits(run=PhaseLimits(cpu_s=1.0, wall_s=1.0))
+
+
+def mceval_item(number: int = 1) -> SourceItem:
+    return SourceItem(
+        source="mceval",
+        key=f"Python/{number}",
+        language=Language.PYTHON,
+        upstream_language="Python",
+        upstream_repo="github.com/MCEVAL/McEval",
+        upstream_commit="09dec129",
+        upstream_path="data/Python.jsonl",
+        upstream_locator=str(number),
+        licence="CC-BY-SA-4.0",
+        fields={
+            "prompt": f"def add{number}(a, b):",
+            "canonical_solution": "    return a + b",
+            "test": f"assert add{number}(2, 3) == 5",
+            "entry_point": f"add{number}",
+        },
+    )
+
+
+def client_for(server: ReplayServer, tmp_path: Path, **kw: object) -> LLMClient:
+    values: dict = dict(
+        base_url=server.base_url,
+        model="replay-1",
+        cache_dir=tmp_path / "llm-cache",
+        backoff_base_s=0.01,
+        backoff_max_s=0.02,
+        timeout_s=5.0,
+    )
+    values.update(kw)
+    return LLMClient(LLMSettings(**values))
+
+
+def executor() -> Executor:
+    from pipeline.records import EnvironmentProfile
+
+    return Executor(FakePythonBackend(), EnvironmentProfile(name="test"), FAST_LIMITS)
