@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# `make images`: build the surge/<family>:<suite> images with no registry, incrementally.
+#
+#   bash dockerfiles/build.sh                      every family, both profiles (bookworm, bullseye)
+#   bash dockerfiles/build.sh --minimal            cpp + python only (what the docker tests need)
+#   bash dockerfiles/build.sh --suites bookworm cpp
+#   bash dockerfiles/build.sh --from-registry      FROM debian:<suite>-slim instead of the debootstrap base
+#   bash dockerfiles/build.sh --refresh-pins bookworm   re-resolve pinned versions from the archive
+#
+# Profiles: "current" = bookworm, "surge-repro" = bullseye (sandboxes/backends/docker.py maps them).
+# An image whose inputs (Dockerfile, common/, pinned packages, base image id) hash to the value in its
+# org.surge.inputs-hash label is skipped. Package installs reach Debian's archive through host networking.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ALL_FAMILIES=(cpp python java csharp rust javascript julia lean4)
+MINIMAL_FAMILIES=(cpp python)
+export DOCKER_BUILDKIT=0  # the classic builder: uses local base images, never asks a registry
+
+suites=(bookworm bullseye)
+families=()
+from_registry=0
+refresh=0
+
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --minimal) families=("${MINIMAL_FAMILIES[@]}") ;;
+    --from-registry) from_registry=1 ;;
+    --refresh-pins) refresh=1 ;;
+    --suites) suites=(); while [ $# -gt 1 ] && [[ "$2" =~ ^(bookworm|bullseye|trixie)$ ]]; do suites+=("$2"); shift; done ;;
+    bookworm|bullseye|trixie) suites=("$1") ;;
+    -h|--help) usage 0 ;;
+    -*) echo "build.sh: unknown option $1" >&2; usage 2 ;;
+    *) families+=("$1") ;;
+  esac
+  shift
+done
+[ ${#families[@]} -gt 0 ] || families=("${ALL_FAMILIES[@]}")
+
+require_docker() {
+  command -v docker >/dev/null || { echo "build.sh: docker is not installed (apt-get install docker.io)" >&2; exit 1; }
+  docker info >/dev/null 2>&1 || { echo "build.sh: the Docker engine is not running (systemctl start docker)" >&2; exit 1; }
+}
+
+pins_line() {  # the "<family>: ..." line of a suite's pins file, without the family
+  sed -n "s/^$2:[[:space:]]*//p" "$HERE/pins/$1.txt"
+}
+
+base_image() {
+  if [ "$from_registry" -eq 1 ]; then echo "debian:$1-slim"; else echo "surge/base:$1"; fi
+}
+
+ensure_base() {
+  if [ "$from_registry" -eq 1 ]; then docker pull -q "debian:$1-slim" >/dev/null; else bash "$HERE/base/build-base.sh" "$1"; fi
+}
+
+label_of() {
+  docker image inspect --format "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true
+}
+
+needs_network() {  # lean4 downloads elan and its toolchain from GitHub
+  [ "$1" = lean4 ] || return 1
+  curl -sfI -m 10 https://github.com >/dev/null 2>&1 && return 1
+  return 0
+}
+
+build_image() {
+  local suite="$1" family="$2" line packages aliases base tag hash dockerfile_hash started
+  tag="surge/$family:$suite"
+  line="$(pins_line "$suite" "$family")"
+  if [ -z "$line" ]; then
+    echo "skip  $tag: Debian $suite has no package for it (dockerfiles/pins/$suite.txt)"
+    return
+  fi
+  if needs_network "$family"; then
+    echo "skip  $tag: github.com is unreachable here (elan and the Lean toolchain download from it);"
+    echo "      build it where a network exists: bash dockerfiles/build.sh $suite lean4"
+    return
+  fi
+  packages="${line%%|*}"; packages="$(echo $packages)"
+  aliases=""; [[ "$line" == *"|"* ]] && aliases="$(echo ${line#*|})"
+  base="$(base_image "$suite")"
+  dockerfile_hash="$(sha256sum "$HERE/$family/Dockerfile" | cut -c1-16)"
+  hash="$( { cat "$HERE/$family/Dockerfile" "$HERE/common/install-packages.sh"; echo "$packages|$aliases";
+             docker image inspect --format '{{.Id}}' "$base"; } | sha256sum | cut -c1-16)"
+  if [ "$(label_of "$tag" org.surge.inputs-hash)" = "$hash" ]; then
+    echo "ok    $tag is up to date ($hash)"
+    return
+  fi
+  started=$SECONDS
+  echo "build $tag from $base"
+  docker build --network host --quiet \
+    --build-arg "BASE_IMAGE=$base" --build-arg "PACKAGES=$packages" --build-arg "ALIASES=$aliases" \
+    --label "org.surge.inputs-hash=$hash" --label "org.surge.dockerfile-sha256=$dockerfile_hash" \
+    --label "org.surge.debian-suite=$suite" \
+    -t "$tag" -f "$HERE/$family/Dockerfile" "$HERE" >"$HERE/.build-$family-$suite.log" 2>&1 \
+    || { tail -30 "$HERE/.build-$family-$suite.log" >&2; echo "build.sh: $tag failed" >&2; exit 1; }
+  rm -f "$HERE/.build-$family-$suite.log"
+  echo "built $tag in $((SECONDS - started)) s"
+}
+
+refresh_pins() {  # rewrite name[=version] with the suite's current candidate versions
+  local suite="$1" file="$HERE/pins/$1.txt" names resolved
+  names="$(grep -E '^[a-z0-9]+:' "$file" | sed 's/^[^:]*://; s/|.*//' | tr ' ' '\n' | sed 's/=.*//' | sort -u | xargs)"
+  resolved="$(docker run --rm --network host "$(base_image "$suite")" sh -c \
+    "apt-get update -qq >/dev/null && for p in $names; do
+       printf '%s=%s\n' \"\$p\" \"\$(apt-cache policy \"\$p\" | sed -n 's/^  Candidate: //p')\"; done")"
+  local tmp; tmp="$(mktemp)"
+  while IFS= read -r row; do
+    if [[ "$row" =~ ^([a-z0-9]+):(.*)$ ]]; then
+      local family="${BASH_REMATCH[1]}" rest="${BASH_REMATCH[2]}" tail="" out=""
+      [[ "$rest" == *"|"* ]] && tail=" |${rest#*|}"
+      for pkg in ${rest%%|*}; do
+        local name="${pkg%%=*}" version
+        version="$(echo "$resolved" | awk -v n="$name" 'index($0, n "=") == 1 { print substr($0, length(n) + 2) }')"
+        [ -n "$version" ] && [ "$version" != "(none)" ] || { echo "refresh: $name not in $suite" >&2; exit 1; }
+        out+=" $name=$version"
+      done
+      echo "$family:$out$tail"
+    else
+      echo "$row"
+    fi
+  done <"$file" >"$tmp"
+  mv "$tmp" "$file"
+  echo "refreshed $file"
+}
+
+require_docker
+for suite in "${suites[@]}"; do
+  [ -f "$HERE/pins/$suite.txt" ] || { echo "build.sh: no pins for $suite (dockerfiles/pins/$suite.txt)" >&2; exit 2; }
+  ensure_base "$suite"
+  if [ "$refresh" -eq 1 ]; then refresh_pins "$suite"; continue; fi
+  for family in "${families[@]}"; do
+    [ -f "$HERE/$family/Dockerfile" ] || { echo "build.sh: unknown family $family" >&2; exit 2; }
+    build_image "$suite" "$family"
+  done
+done

@@ -1,0 +1,433 @@
+"""The Docker sandbox: warm containers of pinned images, each driving the same in-sandbox runner as bwrap.
+
+One container per (image, memory/pids budget) and worker runs ``sandboxes/inner/runner.py`` as its main
+process, talked to over the attach socket with JSON lines (``exec_run`` has no timeout and cannot be
+killed; here a hung runner is a socket timeout, and the container is removed). The runner clears /app and
+/tmp before every program, so each program gets a fresh working directory; a container is recycled after
+``recycle_after`` programs, and at once when it may be contaminated (the runner died or hung, or a program
+hit a limit). Compile, run, caching and result assembly are BwrapBackend's (subclassed): only where
+programs run, which tools exist and what the provenance says differ.
+
+Hardening: no network, read-only root, tmpfs /app and /tmp, uid 10001, ``cap_drop=ALL``,
+no-new-privileges, a pids limit (the fork-bomb stop: a non-root runner cannot use RLIMIT_NPROC per
+program) and a memory limit above the runner's own per-program RLIMIT_DATA. The runner is not root, so
+it kills leftovers with ``kill(-1)`` inside the container's PID namespace, where docker-init is PID 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import socket
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from docker.errors import DockerException, ImageNotFound
+
+from pipeline.errors import SandboxUnavailable
+from pipeline.records import EnvironmentProfile, Language, PhaseResult, RunRequest, RunResult, Verdict
+from sandboxes.backends.bwrap import RUNNER_DIR, BwrapBackend, SandboxCrash, _pipeline_version
+from sandboxes.compile_cache import CompileCache, RunMemo
+from sandboxes.languages import LanguageSpec, spec_for
+
+# -- images ------------------------------------------------------------------------------------------
+
+IMAGE_REPOSITORY = "surge"
+DEFAULT_SUITE = "bookworm"  # profile "current" (and every profile that names no suite)
+PROFILE_SUITES = {"current": "bookworm", "surge-repro": "bullseye"}
+# Debian packages Julia up to bullseye only: every profile runs Julia 1.5.3.
+FAMILY_SUITE_OVERRIDES = {"julia": "bullseye"}
+LANGUAGE_FAMILIES = {
+    Language.C: "cpp",
+    Language.CPP: "cpp",
+    Language.PYTHON: "python",
+    Language.JAVA: "java",
+    Language.CSHARP: "csharp",
+    Language.RUST: "rust",
+    Language.JAVASCRIPT: "javascript",
+    Language.JULIA: "julia",
+    Language.LEAN4: "lean4",
+}
+BUILD_HINT = "build the images with `make images` (or `bash dockerfiles/build.sh --minimal` for C/C++ and Python)"
+START_HINT = "start the Docker engine (`systemctl start docker`) or use the default local sandbox (--backend bwrap)"
+
+# -- containers --------------------------------------------------------------------------------------
+
+RUNNER_SOURCE_PATH = RUNNER_DIR / "runner.py"
+CONTAINER_PYTHON = "/usr/bin/python3"
+SANDBOX_UID = 10001  # the images' `runner` user (dockerfiles/common/install-packages.sh)
+RECYCLE_AFTER_PROGRAMS = 200
+RUNNER_OVERHEAD_MIB = 256  # the runner and page cache on top of the largest per-program memory limit
+RUNNER_PIDS = 16  # the runner, docker-init and the kill helper on top of the per-program process limit
+SCRATCH_TMPFS_MIB = 1024
+RUNNER_GRACE_S = 30.0
+CONTAINER_START_TIMEOUT_S = 60.0
+API_TIMEOUT_S = 60
+# A program that hit one of these may have left state we cannot see: the container is replaced.
+CONTAMINATING_STATUSES = {"wall_time_limit", "cpu_time_limit", "memory_limit", "output_limit", "sandbox_error"}
+STDOUT_STREAM, STDERR_STREAM = 1, 2
+FRAME_HEADER = struct.Struct(">BxxxL")
+
+
+def image_for(language: Language, profile: EnvironmentProfile) -> str:
+    """The image a language runs in under a profile: profile.image (a template) or surge/<family>:<suite>."""
+    family = LANGUAGE_FAMILIES[language]
+    suite = FAMILY_SUITE_OVERRIDES.get(family) or PROFILE_SUITES.get(profile.name, DEFAULT_SUITE)
+    template = profile.image or f"{IMAGE_REPOSITORY}/{{family}}:{{suite}}"
+    return template.format(family=family, suite=suite)
+
+
+def connect(timeout_s: int = API_TIMEOUT_S) -> Any:
+    """A docker-py client, or SandboxUnavailable saying how to get one."""
+    try:
+        import docker
+    except ImportError:
+        raise SandboxUnavailable("the docker Python package is missing", hint="pip install docker") from None
+    try:
+        client = docker.from_env(timeout=timeout_s)
+        client.ping()
+    except Exception as error:  # DockerException, connection refused, permission denied on the socket
+        raise SandboxUnavailable(f"the Docker engine is not reachable: {error}", hint=START_HINT) from None
+    return client
+
+
+def docker_status() -> dict[str, Any]:
+    """For `surge doctor`: is the engine up, its version, and the surge images with their labels."""
+    try:
+        client = connect(timeout_s=10)
+    except SandboxUnavailable as missing:
+        return {"available": False, "server_version": "", "images": [], "hint": f"{missing} ({missing.hint})"}
+    try:
+        version = client.version().get("Version", "")
+        images = sorted(
+            f"{tag} {image.short_id} {image.labels.get('org.surge.packages', '')}".rstrip()
+            for image in client.images.list(name=f"{IMAGE_REPOSITORY}/*")
+            for tag in image.tags
+        )
+    finally:
+        client.close()
+    status: dict[str, Any] = {"available": True, "server_version": version, "images": images}
+    if not any(tag.startswith(f"{IMAGE_REPOSITORY}/cpp:") for tag in images):
+        status["hint"] = BUILD_HINT
+    return status
+
+
+@dataclass(frozen=True)
+class ContainerShape:
+    """What a warm container is created with; programs whose limits fit the same shape share containers."""
+
+    image: str
+    memory_mib: int
+    pids: int
+
+    @classmethod
+    def of(cls, image: str, request: RunRequest) -> ContainerShape:
+        limits = (request.limits.compile, request.limits.run)
+        return cls(
+            image=image,
+            memory_mib=max(phase.memory_mib for phase in limits) + RUNNER_OVERHEAD_MIB,
+            pids=max(phase.processes for phase in limits) + RUNNER_PIDS,
+        )
+
+
+def host_config(api: Any, shape: ContainerShape) -> Any:
+    tmpfs_options = f"rw,exec,nosuid,nodev,size={SCRATCH_TMPFS_MIB}m,uid={SANDBOX_UID},gid={SANDBOX_UID}"
+    return api.create_host_config(
+        network_mode="none",
+        read_only=True,
+        tmpfs={"/app": tmpfs_options + ",mode=0755", "/tmp": tmpfs_options + ",mode=1777"},
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges"],
+        pids_limit=shape.pids,
+        mem_limit=f"{shape.memory_mib}m",
+        memswap_limit=f"{shape.memory_mib}m",  # no swap: memory limits mean memory
+        init=True,  # docker-init is PID 1: it reaps orphans, and the runner's kill(-1) cannot reach it
+        ipc_mode="private",
+    )
+
+
+class ContainerRunner:
+    """One container whose main process is the runner; jobs go in and results come out on its attach socket."""
+
+    def __init__(self, api: Any, shape: ContainerShape) -> None:
+        self.api = api
+        self.shape = shape
+        self.scratch: Path | None = None  # BwrapBackend's hook for unsafe-local: the paths are /app here
+        self.programs = 0
+        self.contaminated = False
+        self.stdout = b""
+        self.stderr = b""
+        self.pending = b""  # bytes of a frame not yet complete
+        command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp", "--kill",
+                   "all-in-namespace"]  # fmt: skip
+        created = api.create_container(
+            shape.image, command=command, user=f"{SANDBOX_UID}:{SANDBOX_UID}", working_dir="/app",
+            stdin_open=True, network_disabled=True, labels={"org.surge.backend": "docker"},
+            host_config=host_config(api, shape),
+        )  # fmt: skip
+        self.container_id: str = created["Id"]
+        try:
+            params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+            response = api.attach_socket(self.container_id, params=params)
+            self.socket: socket.socket = getattr(response, "_sock", response)
+            api.start(self.container_id)
+            ready = self.read_line(CONTAINER_START_TIMEOUT_S)
+        except Exception:
+            self.close()
+            raise
+        if not ready.get("ready"):
+            self.close()
+            raise SandboxCrash(f"runner did not start in {shape.image}: {ready}")
+
+    def call(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        try:
+            self.socket.settimeout(timeout_s)
+            self.socket.sendall(json.dumps(job).encode("utf-8") + b"\n")
+        except OSError as error:
+            self.contaminated = True
+            raise SandboxCrash(f"container runner gone: {error}; {self.stderr_tail()}") from None
+        result = self.read_line(timeout_s)
+        if not result.get("ok"):
+            self.contaminated = True
+            raise SandboxCrash(f"runner failed the job: {result.get('error')}")
+        if any(run.get("status") in CONTAMINATING_STATUSES for phase in result["phases"] for run in phase["runs"]):
+            self.contaminated = True
+        return result
+
+    def read_line(self, timeout_s: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        while b"\n" not in self.stdout:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.contaminated = True
+                raise SandboxCrash(f"runner silent for {timeout_s:.0f} s; {self.stderr_tail()}")
+            self.socket.settimeout(remaining)
+            try:
+                chunk = self.socket.recv(1 << 20)
+            except TimeoutError:
+                continue
+            except OSError as error:
+                chunk, self.contaminated = b"", True
+                raise SandboxCrash(f"container socket failed: {error}") from None
+            if not chunk:
+                self.contaminated = True
+                raise SandboxCrash(f"container runner exited; {self.stderr_tail()}")
+            self.demultiplex(chunk)
+        line, self.stdout = self.stdout.split(b"\n", 1)
+        return json.loads(line)
+
+    def demultiplex(self, chunk: bytes) -> None:
+        """Docker frames a non-tty stream: 8-byte header (stream, size), then the payload."""
+        self.pending += chunk
+        while len(self.pending) >= FRAME_HEADER.size:
+            stream, size = FRAME_HEADER.unpack_from(self.pending)
+            if len(self.pending) < FRAME_HEADER.size + size:
+                return
+            payload = self.pending[FRAME_HEADER.size : FRAME_HEADER.size + size]
+            self.pending = self.pending[FRAME_HEADER.size + size :]
+            if stream == STDERR_STREAM:
+                self.stderr = (self.stderr + payload)[-4000:]
+            else:
+                self.stdout += payload
+
+    def stderr_tail(self) -> str:
+        return self.stderr[-2000:].decode("utf-8", "replace").strip()
+
+    def close(self) -> None:
+        try:
+            sock = getattr(self, "socket", None)
+            if sock is not None:
+                sock.close()
+        finally:
+            try:
+                self.api.remove_container(self.container_id, force=True)
+            except Exception:  # already gone; the engine cleans up a removed container's mounts
+                pass
+
+
+_RUNNER_SOURCE: str | None = None
+
+
+def runner_source() -> str:
+    """The runner's code, passed as `python3 -c`: a read-only root accepts neither put_archive nor a copy."""
+    global _RUNNER_SOURCE
+    if _RUNNER_SOURCE is None:
+        _RUNNER_SOURCE = RUNNER_SOURCE_PATH.read_text(encoding="utf-8")
+    return _RUNNER_SOURCE
+
+
+@dataclass
+class ImageFacts:
+    """What we learnt about one image: its digest, labels and the tools (with versions) it has."""
+
+    image_id: str
+    digest: str
+    labels: dict[str, str]
+    tools: dict[str, str | None] = field(default_factory=dict)  # tool -> first line of --version, None: absent
+    cache: CompileCache | None = None
+    memo: RunMemo = field(default_factory=RunMemo)
+
+
+class DockerBackend(BwrapBackend):
+    """Backend protocol over warm Docker containers; see the module docstring."""
+
+    def __init__(
+        self, workers: int = 1, cache_dir: Path | str | None = None, recycle_after: int = RECYCLE_AFTER_PROGRAMS
+    ) -> None:
+        self.client = connect()
+        self.api = self.client.api
+        self.name = "docker"
+        self.workers = max(1, workers)
+        self.recycle_after = recycle_after
+        self.cache_root = Path(cache_dir or os.environ.get("SURGE_COMPILE_CACHE") or ".surge/cache/compile")
+        self.pools: dict[ContainerShape, queue.Queue[ContainerRunner]] = {}
+        self.all_runners: list[ContainerRunner] = []  # type: ignore[assignment]
+        self.images: dict[str, ImageFacts | None] = {}
+        self.lock = threading.Lock()
+        self.local = threading.local()  # the request a worker thread is on (BwrapBackend's hooks take none)
+        self.host = socket.gethostname()
+        self.pipeline_version = _pipeline_version()
+        self.closed = False
+        self.containers_started = 0
+
+    # -- per-request state: the compile cache and shared runs are per image ------------------------
+
+    @property  # type: ignore[override]
+    def cache(self) -> CompileCache:
+        facts = self.local.facts
+        assert facts.cache is not None
+        return facts.cache
+
+    @property  # type: ignore[override]
+    def memo(self) -> RunMemo:
+        return self.local.facts.memo
+
+    @property  # type: ignore[override]
+    def idle(self) -> DockerBackend:
+        return self  # BwrapBackend.run_one gives a runner back with self.idle.put(runner)
+
+    # -- one request ---------------------------------------------------------------------------
+
+    def run_one(self, request: RunRequest) -> RunResult:
+        started = datetime.now(UTC)
+        spec = spec_for(request.program.language)
+        image = image_for(request.program.language, request.profile)
+        facts = self.local.facts = self.image_facts(image)
+        if facts is None:
+            phase = PhaseResult(verdict=Verdict.TOOLCHAIN_MISSING, detail=f"image {image} is not built: {BUILD_HINT}")
+            return self.finish(request, None, [phase], started, spec)
+        self.local.shape = ContainerShape.of(image, request)
+        try:
+            return super().run_one(request)
+        except (SandboxCrash, DockerException) as crash:  # a container that would not start
+            phase = PhaseResult(verdict=Verdict.SANDBOX_ERROR, detail=f"docker: {crash}"[:4000])
+            return self.finish(request, None, [phase], started, spec)
+
+    def missing_tools(self, spec: LanguageSpec, request: RunRequest) -> list[str]:
+        tools = ["sh"] if request.program.run_instruction else spec.tools(request.setting, request.profile)
+        return [tool for tool in tools if self.tool_in_image(tool) is None]
+
+    def finish(
+        self, request: RunRequest, compile_phase: PhaseResult | None, runs: list[PhaseResult], started: datetime,
+        spec: LanguageSpec,
+    ) -> RunResult:  # fmt: skip
+        result = super().finish(request, compile_phase, runs, started, spec)
+        facts: ImageFacts | None = self.local.facts
+        if facts is None:  # the image is not built: no digest, no versions
+            return result
+        versions = {tool: facts.tools.get(tool) or "missing" for tool in spec.tools(request.setting, request.profile)}
+        provenance = result.provenance.model_copy(
+            update={"backend": self.name, "image_digest": facts.digest, "toolchain_versions": versions}
+        )
+        return result.model_copy(update={"provenance": provenance})
+
+    # -- images and tools ------------------------------------------------------------------------
+
+    def image_facts(self, image: str) -> ImageFacts | None:
+        with self.lock:
+            if image not in self.images:
+                self.images[image] = self.inspect_image(image)
+            return self.images[image]
+
+    def inspect_image(self, image: str) -> ImageFacts | None:
+        try:
+            attrs = self.api.inspect_image(image)
+        except ImageNotFound:
+            return None
+        digests = attrs.get("RepoDigests") or []
+        # Locally built images have no registry digest: the image id is the content digest of its config.
+        digest = digests[0] if digests else f"{image}@{attrs['Id']}"
+        facts = ImageFacts(image_id=attrs["Id"], digest=digest, labels=attrs["Config"].get("Labels") or {})
+        # Compiled artifacts belong to the image they were built in (its compiler and C library).
+        facts.cache = CompileCache(self.cache_root / "docker" / attrs["Id"].removeprefix("sha256:")[:16])
+        return facts
+
+    def tool_in_image(self, tool: str) -> str | None:
+        """The tool's version line in the current image, probing it once through a runner."""
+        facts: ImageFacts = self.local.facts
+        if tool not in facts.tools:
+            facts.tools[tool] = self.probe_tool(tool)
+        return facts.tools[tool]
+
+    def probe_tool(self, tool: str) -> str | None:
+        flag = "-version" if tool in ("java", "javac") else "--version"
+        phase = {"name": "probe", "argv": [tool, flag], "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"},
+                 "limits": {"cpu_s": 20, "wall_s": 30, "memory_mib": 2048, "processes": 64}}  # fmt: skip
+        runner = self.acquire()
+        try:
+            run = runner.call({"id": f"probe {tool}", "phases": [phase]}, timeout_s=60)["phases"][0]["runs"][0]
+        except SandboxCrash:
+            self.discard(runner)
+            raise
+        self.put(runner)
+        if run["status"] == "exec_failed":
+            return None
+        lines = (run["stdout"].strip() or run["stderr"].strip()).splitlines()
+        return lines[0].strip() if lines else ""
+
+    # -- containers ------------------------------------------------------------------------------
+
+    def acquire(self) -> ContainerRunner:  # type: ignore[override]
+        shape: ContainerShape = self.local.shape
+        with self.lock:
+            pool = self.pools.setdefault(shape, queue.Queue())
+        try:
+            return pool.get_nowait()
+        except queue.Empty:
+            runner = ContainerRunner(self.api, shape)
+            with self.lock:
+                self.all_runners.append(runner)
+                self.containers_started += 1
+            return runner
+
+    def put(self, runner: ContainerRunner) -> None:
+        """Give a runner back after a program; recycle it when used up or possibly contaminated."""
+        runner.programs += 1
+        if runner.contaminated or runner.programs >= self.recycle_after or self.closed:
+            self.discard(runner)
+            return
+        self.pools[runner.shape].put(runner)
+
+    def discard(self, runner: ContainerRunner) -> None:  # type: ignore[override]
+        runner.close()
+        with self.lock:
+            if runner in self.all_runners:
+                self.all_runners.remove(runner)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for runner in list(self.all_runners):
+            runner.close()
+        self.all_runners.clear()
+        self.client.close()
+
+    def __enter__(self) -> DockerBackend:
+        return self
