@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "stats": "pipeline.commands.stats",
     "doctor": "pipeline.commands.doctor",
     "store": "pipeline.commands.store",
+    "audit": "pipeline.commands.audit",
 }
 
 Summary = dict[str, Any]

@@ -1,0 +1,204 @@
+"""One class per label, decided from the facts of our run and the text of both labels.
+
+Order matters and reads top to bottom: a label we could not run, or that timed out, says nothing
+about the label; our own disagreeing repeats make any comparison moot; then the comparisons go from
+strict (exact) to lenient (diagnostics ignored). What is left is a real disagreement: a suspect label.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from pydantic import BaseModel
+
+from pipeline.audit.rows import AuditClass
+from pipeline.records import RunResult, Verdict
+
+EVIDENCE_LINES = 14
+EVIDENCE_CHARS = 1200
+TIME_LIMIT_VERDICTS = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT}
+
+
+class Classification(BaseModel):
+    audit_class: AuditClass
+    reason: str = ""
+    evidence: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Normalisations, each a function str -> str
+# ---------------------------------------------------------------------------------------------
+
+_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "`": "'"})
+
+
+def normalise(text: str) -> str:
+    """Whitespace (incl. numpy's line wrapping) collapsed, and gcc's UTF-8 quotes made ASCII."""
+    return " ".join(text.translate(_QUOTES).split())
+
+
+# Lines that carry a toolchain's presentation rather than the program's behaviour.
+_DIAGNOSTIC_LINE = re.compile(
+    r"""^\s*(
+        [\^~\s]*\^[\^~\s]*$                      # caret / tilde markers (gcc, clang, python 3.11+)
+      | \d*\s*\|.*$                                          # gcc >= 9 / clang 19 source gutters
+      | Traceback\ \(most\ recent\ call\ last\):$
+      | File\ ".*",\ line\ \d+.*$                            # traceback frames
+      | \S*:\ In\ (member\ )?function\ .*$                   # gcc context lines
+      | In\ file\ included\ from\ .*$
+      | \d+\ (errors?|warnings?)(\ generated)?\.?$
+      | (\d+\ warnings?\ and\ )?\d+\ errors?\ generated\.$
+      | compilation\ terminated\.$
+      | Note:\ .*$                                           # javac notes
+    )""",
+    re.VERBOSE,
+)
+# file:line:col: in gcc/clang diagnostics; the numbers drift between versions and headers.
+_POSITION = re.compile(r"(?P<file>[\w./+-]+\.(?:c|cc|cpp|h|hpp|java|py|rs|cs)):\d+(?::\d+)?")
+_PY_LINE = re.compile(r"line \d+")
+_ERROR_LINE = re.compile(r"\b(error|warning|note)\b|\w*(Error|Exception)\b|^Traceback")
+
+
+_PY_FRAME = re.compile(r'^\s*File ".*", line \d+')
+_CARET_LINE = re.compile(r"^[\s|]*[\^~][\^~\s]*$")
+
+
+def _presentation_free(text: str) -> list[str]:
+    """Lines minus diagnostic presentation; a source echo is recognised by the caret line under it."""
+    lines = text.translate(_QUOTES).splitlines()
+    kept = []
+    for i, line in enumerate(lines):
+        echoed = (i + 1 < len(lines) and _CARET_LINE.match(lines[i + 1]) is not None) or (
+            i > 0 and _PY_FRAME.match(lines[i - 1]) is not None
+        )
+        if not echoed and not _DIAGNOSTIC_LINE.match(line):
+            kept.append(line)
+    return kept
+
+
+def strip_diagnostics(text: str) -> str:
+    """The label with diagnostic presentation removed and positions blanked (to compare the rest)."""
+    kept = _presentation_free(text)
+    blanked = _POSITION.sub(r"\g<file>:#", "\n".join(kept))
+    return normalise(_PY_LINE.sub("line #", blanked))
+
+
+def _only_error_lines(text: str) -> str:
+    """The diagnostic lines only, positions blanked: what kind of failure it is, not its wording."""
+    return normalise("\n".join(line for line in text.splitlines() if _ERROR_LINE.search(line)))
+
+
+def has_diagnostics(text: str) -> bool:
+    return any(_ERROR_LINE.search(line) for line in text.splitlines())
+
+
+def _drop_message_lines(text: str) -> str:
+    return normalise("\n".join(line for line in text.splitlines() if not _ERROR_LINE.search(line)))
+
+
+def is_toolchain_drift(ours: str, gt: str) -> bool:
+    """Both failed with diagnostics, and what differs lies in the diagnostics alone: their markers,
+    positions or the wording of the error lines (python 3.9 'invalid syntax' vs 3.11's wording)."""
+    if not (has_diagnostics(ours) and has_diagnostics(gt)):
+        return False
+    ours_rest, gt_rest = strip_diagnostics(ours), strip_diagnostics(gt)
+    if ours_rest == gt_rest:
+        return True
+    # The program's own output (lines that are not diagnostics) must still agree.
+    return _drop_message_lines(_strip_lines(ours)) == _drop_message_lines(_strip_lines(gt))
+
+
+def _strip_lines(text: str) -> str:
+    return "\n".join(_presentation_free(text))
+
+
+# Locale: non-ASCII letters (e.g. `二月 5, 2024 is a 星期一`) against ASCII, or decimal commas.
+_NON_ASCII_WORD = re.compile(r"[^\x00-\x7f‘’“”]")
+_DECIMAL_COMMA = re.compile(r"(\d),(\d)")
+
+
+def is_locale_drift(ours: str, gt: str) -> bool:
+    if bool(_NON_ASCII_WORD.search(ours.translate(_QUOTES))) != bool(
+        _NON_ASCII_WORD.search(gt.translate(_QUOTES))
+    ):
+        # Same shape once every non-ASCII run is one placeholder word: dates and names, translated.
+        return _shape(ours) == _shape(gt)
+    return _DECIMAL_COMMA.sub(r"\1.\2", ours) == _DECIMAL_COMMA.sub(r"\1.\2", gt) and ours != gt
+
+
+def _shape(text: str) -> str:
+    """Digits and punctuation kept; every word (ASCII or not) one placeholder."""
+    return re.sub(r"[^\W\d_]+", "w", normalise(text))
+
+
+# ---------------------------------------------------------------------------------------------
+# Evidence
+# ---------------------------------------------------------------------------------------------
+
+
+def short_diff(gt: str, ours: str) -> str:
+    lines = list(
+        difflib.unified_diff(gt.splitlines(), ours.splitlines(), "label (gt)", "ours", n=1, lineterm="")
+    )
+    text = "\n".join(lines[:EVIDENCE_LINES])
+    if len(lines) > EVIDENCE_LINES:
+        text += f"\n... {len(lines) - EVIDENCE_LINES} more diff lines"
+    return text[:EVIDENCE_CHARS]
+
+
+# ---------------------------------------------------------------------------------------------
+# The decision
+# ---------------------------------------------------------------------------------------------
+
+
+def not_run_reason(result: RunResult) -> str:
+    phase = result.compile if result.compile is not None and result.run is None else result.run
+    detail = (phase.detail if phase else "") or (result.compile.detail if result.compile else "")
+    tools = ", ".join(sorted(result.provenance.toolchain_versions)) if not detail else ""
+    return f"toolchain missing for {result.language.value}: {detail or tools or 'not installed'}"
+
+
+def classify(result: RunResult, gt: str) -> Classification:
+    ours = result.label
+    if result.verdict is Verdict.TOOLCHAIN_MISSING:
+        return Classification(audit_class=AuditClass.NOT_RUN, reason=not_run_reason(result))
+    if result.verdict in TIME_LIMIT_VERDICTS:
+        return Classification(
+            audit_class=AuditClass.TIMEOUT, reason=result.verdict.value, evidence=short_diff(gt, ours)
+        )
+    if result.distinct_outputs > 1:
+        return Classification(
+            audit_class=AuditClass.NON_DETERMINISTIC,
+            reason=f"{result.distinct_outputs} distinct outputs in {result.repeats} runs",
+            evidence=short_diff(gt, ours),
+        )
+    return compare_labels(ours, gt)
+
+
+def compare_labels(ours: str, gt: str) -> Classification:
+    """Classify two label texts (no run facts): exact, normalised, drift, or mismatch."""
+    if ours.strip() == gt.strip():
+        return Classification(audit_class=AuditClass.EXACT)
+    evidence = short_diff(gt, ours)
+    if normalise(ours) == normalise(gt):
+        return Classification(
+            audit_class=AuditClass.NORMALISED, reason=_normalised_why(ours, gt), evidence=evidence
+        )
+    if is_locale_drift(ours, gt):
+        return Classification(
+            audit_class=AuditClass.LOCALE_DRIFT, reason="localised words or numbers", evidence=evidence
+        )
+    if is_toolchain_drift(ours, gt):
+        return Classification(
+            audit_class=AuditClass.TOOLCHAIN_DRIFT, reason="differs only in diagnostics", evidence=evidence
+        )
+    return Classification(audit_class=AuditClass.MISMATCH, evidence=evidence)
+
+
+def _normalised_why(ours: str, gt: str) -> str:
+    if ours.translate(_QUOTES) != ours or gt.translate(_QUOTES) != gt:
+        return "quote style"
+    if ours.count("\n") != gt.count("\n"):
+        return "line wrapping"
+    return "whitespace"

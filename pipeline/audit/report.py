@@ -1,0 +1,295 @@
+"""The audit's summary: counts per class, agreement by subset and language, a terminal table, and a
+self-contained HTML page (inline CSS and SVG, no scripts, nothing fetched) that opens offline."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pipeline.audit.plan import best_profile, reproducing_profiles
+from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Refusal
+
+CLASS_ORDER = [c.value for c in AuditClass]
+SVG_NS = "http://www.w3.org/2000/svg"  # a namespace name, never fetched
+CLASS_COLOURS = {
+    "reproduced_exact": "#2e7d32",
+    "reproduced_normalised": "#81c784",
+    "toolchain_drift": "#1e88e5",
+    "locale_drift": "#8e24aa",
+    "non_deterministic": "#f9a825",
+    "not_run": "#9e9e9e",
+    "timeout": "#ef6c00",
+    "mismatch": "#c62828",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Summary (what --json prints)
+# ---------------------------------------------------------------------------------------------
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def summarise(rows: Sequence[AuditRow], refusals: Sequence[Refusal]) -> dict[str, Any]:
+    """Per-subset counts per class and mean score (not-run labels excluded from the mean)."""
+    by_subset: dict[str, dict[str, Any]] = {}
+    for subset, group in _group(rows, lambda r: r.subset).items():
+        by_subset[subset] = _figures(group)
+    for refusal in refusals:
+        entry = by_subset.setdefault(refusal.record.subset, _figures([]))
+        entry["refused"] += 1
+    by_language = {
+        f"{subset}/{language}": _figures(group)
+        for (subset, language), group in sorted(_group(rows, lambda r: (r.subset, r.language)).items())
+    }
+    profiles = sorted({r.profile for r in rows})
+    return {
+        "labels": len({r.record_id for r in rows}) + len(refusals),
+        "rows": len(rows),
+        "refused": len(refusals),
+        "refusals": [{"location": f.record.location, "reason": f.reason} for f in refusals],
+        "classes": dict(Counter(r.audit_class.value for r in rows)),
+        "by_subset": dict(sorted(by_subset.items())),
+        "by_language": by_language,
+        "leaks": sorted({r.location for r in rows if r.leaks}),
+        "profiles": profiles,
+        "best_profile": best_profile(rows) if len(profiles) > 1 else None,
+        "reproduced_by": reproducing_profiles(rows) if len(profiles) > 1 else {},
+    }
+
+
+def _group(rows: Iterable[AuditRow], key: Any) -> dict[Any, list[AuditRow]]:
+    groups: dict[Any, list[AuditRow]] = defaultdict(list)
+    for row in rows:
+        groups[key(row)].append(row)
+    return dict(groups)
+
+
+def _figures(rows: Sequence[AuditRow]) -> dict[str, Any]:
+    scores = [r.score for r in rows if r.score is not None]
+    reproduced = sum(r.audit_class in REPRODUCED for r in rows)
+    return {
+        "counts": dict(Counter(r.audit_class.value for r in rows)),
+        "labels": len(rows),
+        "mean_score": _mean(scores),
+        "agreement": round(reproduced / len(rows), 4) if rows else None,
+        "refused": 0,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Terminal
+# ---------------------------------------------------------------------------------------------
+
+SHORT = {
+    "reproduced_exact": "exact",
+    "reproduced_normalised": "norm",
+    "toolchain_drift": "tool",
+    "locale_drift": "locale",
+    "non_deterministic": "nondet",
+    "not_run": "notrun",
+    "timeout": "timeout",
+    "mismatch": "MISMATCH",
+}
+
+
+def render_text(summary: dict[str, Any]) -> str:
+    header = f"{'subset/language':<18}{'labels':>7}" + "".join(f"{SHORT[c]:>9}" for c in CLASS_ORDER)
+    header += f"{'refused':>9}{'score':>8}"
+    lines = [header]
+    for name, figures in [
+        *summary["by_language"].items(),
+        *(("TOTAL " + s, f) for s, f in summary["by_subset"].items()),
+    ]:
+        counts = figures["counts"]
+        score = "-" if figures["mean_score"] is None else f"{figures['mean_score']:.3f}"
+        lines.append(
+            f"{name:<18}{figures['labels']:>7}"
+            + "".join(f"{counts.get(c, 0):>9}" for c in CLASS_ORDER)
+            + f"{figures['refused']:>9}{score:>8}"
+        )
+    if summary["refusals"]:
+        lines.append(f"refused records: {summary['refused']} (kept in the quarantine table)")
+        lines.extend(f"  {r['location']}: {r['reason']}" for r in summary["refusals"][:20])
+    if summary["leaks"]:
+        lines.append(
+            f"answer leakage: {len(summary['leaks'])} programs ({', '.join(summary['leaks'][:8])} ...)"
+        )
+    if summary.get("best_profile"):
+        ranking = summary["best_profile"]["ranking"]
+        lines.append(
+            "profiles: " + ", ".join(f"{r['profile']} {r['reproduced']}/{r['labels']}" for r in ranking)
+        )
+        lines.append(f"best profile: {summary['best_profile']['profile']}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# HTML
+# ---------------------------------------------------------------------------------------------
+
+CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
+table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th:first-child,td:first-child{text-align:left}pre{background:#f6f6f6;padding:6px;white-space:pre-wrap;font-size:12px}
+.legend span{display:inline-block;margin-right:1em}
+.swatch{display:inline-block;width:10px;height:10px;margin-right:4px}
+details{margin:4px 0}
+"""
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value))
+
+
+def bar_chart(
+    title: str, bars: Sequence[tuple[str, float]], unit: str = "", max_value: float | None = None
+) -> str:
+    """Horizontal bars as inline SVG."""
+    top = max_value if max_value is not None else max((v for _, v in bars), default=1.0) or 1.0
+    row_px, label_px, width_px = 22, 150, 420
+    height = row_px * len(bars) + 30
+    parts = [
+        f'<svg xmlns="{SVG_NS}" width="{label_px + width_px + 80}" height="{height}" role="img">',
+        f'<text x="0" y="14" font-weight="bold">{_esc(title)}</text>',
+    ]
+    for i, (label, value) in enumerate(bars):
+        y = 24 + i * row_px
+        length = 0 if top == 0 else width_px * value / top
+        parts.append(f'<text x="0" y="{y + 14}">{_esc(label)}</text>')
+        parts.append(
+            f'<rect x="{label_px}" y="{y}" width="{length:.1f}" height="{row_px - 6}" fill="#1e88e5"/>'
+        )
+        parts.append(f'<text x="{label_px + length + 4:.1f}" y="{y + 14}">{value:.3g}{_esc(unit)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def stacked_chart(title: str, groups: dict[str, dict[str, int]]) -> str:
+    """One 100% bar per group, split by class."""
+    row_px, label_px, width_px = 22, 150, 500
+    parts = [
+        f'<svg xmlns="{SVG_NS}" width="{label_px + width_px + 10}" '
+        f'height="{row_px * len(groups) + 30}" role="img">'
+        f'<text x="0" y="14" font-weight="bold">{_esc(title)}</text>'
+    ]
+    for i, (label, counts) in enumerate(groups.items()):
+        y, x = 24 + i * row_px, float(label_px)
+        total = sum(counts.values()) or 1
+        parts.append(f'<text x="0" y="{y + 14}">{_esc(label)}</text>')
+        for klass in CLASS_ORDER:
+            share = width_px * counts.get(klass, 0) / total
+            if share:
+                parts.append(
+                    f'<rect x="{x:.1f}" y="{y}" width="{share:.1f}" height="{row_px - 6}" '
+                    f'fill="{CLASS_COLOURS[klass]}"><title>{klass}: {counts[klass]}</title></rect>'
+                )
+                x += share
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def cpu_histogram(cpu_seconds: Sequence[float]) -> str:
+    """CPU time per label on log-spaced bins (1 ms .. 100 s)."""
+    edges = [10.0**e for e in range(-3, 3)]
+    labels = ["< 1 ms"] + [f"{_fmt_s(lo)} - {_fmt_s(hi)}" for lo, hi in zip(edges, edges[1:], strict=False)]
+    labels.append(f">= {_fmt_s(edges[-1])}")
+    counts = [0] * len(labels)
+    for value in cpu_seconds:
+        index = 0 if value < edges[0] else min(len(labels) - 1, 1 + int(math.floor(math.log10(value) + 3)))
+        counts[index] += 1
+    return bar_chart("CPU time per label (compile + run)", list(zip(labels, map(float, counts), strict=True)))
+
+
+def _fmt_s(seconds: float) -> str:
+    return f"{seconds * 1000:g} ms" if seconds < 1 else f"{seconds:g} s"
+
+
+def _table(headers: Sequence[str], body: Iterable[Sequence[object]]) -> str:
+    head = "".join(f"<th>{_esc(h)}</th>" for h in headers)
+    rows = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in body)
+    return f"<table><tr>{head}</tr>{rows}</table>"
+
+
+def _class_table(groups: dict[str, dict[str, Any]]) -> str:
+    body = [
+        [
+            name,
+            f["labels"],
+            *(f["counts"].get(c, 0) for c in CLASS_ORDER),
+            f["refused"],
+            "-" if f["mean_score"] is None else f"{f['mean_score']:.3f}",
+        ]
+        for name, f in groups.items()
+    ]
+    return _table(["group", "labels", *CLASS_ORDER, "refused", "mean score"], body)
+
+
+def _disagreements(rows: Sequence[AuditRow], limit: int = 200) -> str:
+    shown = [r for r in rows if r.audit_class not in REPRODUCED][:limit]
+    items = []
+    for row in shown:
+        leak = f"<p>leaks: {_esc('; '.join(row.leaks))}</p>" if row.leaks else ""
+        items.append(
+            f"<details><summary>{_esc(row.location)} [{_esc(row.language)}, {_esc(row.profile)}] "
+            f"{_esc(row.audit_class.value)} score={row.score} {_esc(row.reason)}</summary>"
+            f"{leak}<pre>{_esc(row.evidence or '(no diff)')}</pre></details>"
+        )
+    return "".join(items) or "<p>none</p>"
+
+
+def render_html(summary: dict[str, Any], rows: Sequence[AuditRow], title: str = "SURGE label audit") -> str:
+    legend = "".join(
+        f'<span><i class="swatch" style="background:{colour}"></i>{klass}</span>'
+        for klass, colour in CLASS_COLOURS.items()
+    )
+    agreement_subset = [(s, f["agreement"] or 0.0) for s, f in summary["by_subset"].items() if f["labels"]]
+    agreement_language = [(n, f["agreement"] or 0.0) for n, f in summary["by_language"].items()]
+    profile_section = ""
+    if summary.get("best_profile"):
+        ranking = summary["best_profile"]["ranking"]
+        profile_section = (
+            "<h2>Profiles</h2>"
+            + _table(
+                ["profile", "reproduced", "labels", "mean score"],
+                [[r["profile"], r["reproduced"], r["labels"], r["mean_score"]] for r in ranking],
+            )
+            + f"<p>best: <b>{_esc(summary['best_profile']['profile'])}</b></p>"
+        )
+    leaks = "".join(f"<li>{_esc(r.location)}: {_esc('; '.join(r.leaks))}</li>" for r in _unique_leaks(rows))
+    refusals = "".join(f"<li>{_esc(r['location'])}: {_esc(r['reason'])}</li>" for r in summary["refusals"])
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title><style>{CSS}</style></head>
+<body><h1>{_esc(title)}</h1>
+<p>{summary["labels"]} labels, {summary["rows"]} audited runs, {summary["refused"]} refused records,
+profiles: {_esc(", ".join(summary["profiles"]) or "-")}.</p>
+<div class="legend">{legend}</div>
+<h2>Agreement</h2>
+{bar_chart("share of labels reproduced, by subset", agreement_subset, max_value=1.0)}
+{bar_chart("share of labels reproduced, by subset/language", agreement_language, max_value=1.0)}
+<h2>Classes</h2>
+{stacked_chart("classes by subset", {s: f["counts"] for s, f in summary["by_subset"].items()})}
+{_class_table(summary["by_subset"])}
+{_class_table(summary["by_language"])}
+<h2>CPU time</h2>
+{cpu_histogram([r.cpu_s for r in rows if r.run_id])}
+{profile_section}
+<h2>Answer leakage</h2><ul>{leaks or "<li>none</li>"}</ul>
+<h2>Refused records</h2><ul>{refusals or "<li>none</li>"}</ul>
+<h2>Disagreements (with evidence)</h2>
+{_disagreements(rows)}
+</body></html>
+"""
+
+
+def _unique_leaks(rows: Sequence[AuditRow]) -> list[AuditRow]:
+    seen: dict[str, AuditRow] = {}
+    for row in rows:
+        if row.leaks:
+            seen.setdefault(row.location, row)
+    return list(seen.values())

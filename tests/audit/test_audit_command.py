@@ -1,0 +1,82 @@
+"""`surge audit` end to end with a fake backend: conversion, the flow, the tables, resuming."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import sandboxes
+from pipeline import cli
+from pipeline.audit.rows import AuditRow
+from pipeline.records import EnvironmentProfile, Language, RunRequest, Verdict
+from pipeline.store import Store
+from tests.audit.fakes import FakeBackend
+
+
+def _answer(request: RunRequest) -> tuple[str, Verdict]:
+    """cl: the right answers; ml: the C one wrong; Python reproduces everything else; Lean is missing."""
+    source = request.program.files[0].content
+    if request.program.language is Language.LEAN4:
+        return "", Verdict.TOOLCHAIN_MISSING
+    if "maximumSum" in source:
+        return "4\n", Verdict.OK
+    if "pathSum" in source:
+        return "[[5, 4, 11, 2], [5, 8, 4, 5]]\n", Verdict.OK
+    if "twoSum" in source:
+        return "[0, 1]\n", Verdict.OK
+    return "wrong\n", Verdict.OK
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
+    backend = FakeBackend(_answer)
+    monkeypatch.setattr(sandboxes, "open_backend", lambda *a, **k: backend)
+    monkeypatch.setattr(
+        "pipeline.commands.audit.load_profiles", lambda names: [EnvironmentProfile(name=n) for n in names]
+    )
+    return backend
+
+
+def test_audit_scores_classifies_and_resumes(
+    fake: FakeBackend, samples: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    released = samples / "surge-released"
+    store = tmp_path / "store"
+    argv = [
+        "audit",
+        str(released),
+        "--subset",
+        "cl",
+        "--subset",
+        "fl",
+        "--subset",
+        "sc",
+        "--limit",
+        "2",
+        "--store",
+        str(store),
+        "--report",
+        str(tmp_path / "r.html"),
+        "--json",
+    ]
+    assert cli.main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["by_subset"]["cl"]["counts"] == {"reproduced_exact": 2}
+    assert summary["by_subset"]["cl"]["mean_score"] == 1.0
+    assert summary["by_subset"]["fl"]["counts"] == {"not_run": 2}
+    assert summary["by_subset"]["fl"]["mean_score"] is None
+    assert summary["by_subset"]["sc"]["counts"] == {"mismatch": 2}
+    assert summary["leaks"] == ["cl.json[0]"]
+    assert len(fake.ran) == 6 and summary["runs_executed"] == 6
+
+    rows = list(Store(store).table("audit", AuditRow, "audit_id").records())
+    assert len(rows) == 6
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+
+    # Rerun: every run id is in the store, nothing executes again and no row is written twice.
+    assert cli.main(argv) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert len(fake.ran) == 6 and again["runs_reused"] == 6
+    assert Store(store).table("audit", AuditRow, "audit_id").count() == 6

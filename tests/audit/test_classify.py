@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import pytest
+
+from pipeline.audit.classify import classify, compare_labels
+from pipeline.audit.rows import AuditClass
+from pipeline.records import Language, Verdict
+from tests.audit.fakes import make_result
+
+CLANG_LABEL = "test.cpp:7:5: error: use of undeclared identifier 'printf'\n"
+GCC_LABEL = (
+    "Compilation Error: /app/test.cpp: In function 'int main()':\n"
+    "/app/test.cpp:47:13: error: expected '}' at end of input\n"
+    "   47 |     return 0;\n      |             ^\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("ours", "gt", "expected"),
+    [
+        ("4\n", "4", AuditClass.EXACT),
+        # numpy wraps lines at a different width: only the whitespace moved
+        (
+            "['1.0e+00' '2.0e+00' '3.0e+00'\n '4.0e+00']",
+            "['1.0e+00' '2.0e+00'\n '3.0e+00' '4.0e+00']",
+            AuditClass.NORMALISED,
+        ),
+        # gcc under a UTF-8 locale quotes with ‘ ’ where the label has ASCII quotes
+        (GCC_LABEL.replace("'int main()'", "‘int main()’"), GCC_LABEL, AuditClass.NORMALISED),
+        # column number off by one between gcc versions
+        (GCC_LABEL.replace("47:13", "47:14"), GCC_LABEL, AuditClass.TOOLCHAIN_DRIFT),
+        # python 3.11 carets under a 3.9 traceback
+        (
+            'Traceback (most recent call last):\n  File "/app/test.py", line 3, in <module>\n    f(1, 2)\n'
+            "    ^^^^^^^\nTypeError: f() takes 1 positional argument but 2 were given\n",
+            'Traceback (most recent call last):\n  File "/app/test.py", line 3, in <module>\n    f(1, 2)\n'
+            "TypeError: f() takes 1 positional argument but 2 were given\n",
+            AuditClass.TOOLCHAIN_DRIFT,
+        ),
+        # clang 19 gutters vs clang 14 without them
+        (
+            CLANG_LABEL + "    7 |     printf(x);\n      |     ^\n1 error generated.\n",
+            CLANG_LABEL + "    printf(x);\n    ^\n1 error generated.\n",
+            AuditClass.TOOLCHAIN_DRIFT,
+        ),
+        ("February 5, 2024 is a Monday", "二月 5, 2024 is a 星期一", AuditClass.LOCALE_DRIFT),
+        ("3,14", "3.14", AuditClass.LOCALE_DRIFT),
+        ("[0, 1]", "[1, 0]", AuditClass.MISMATCH),
+        # a diagnostic on one side only is a real disagreement
+        ("12\n", GCC_LABEL, AuditClass.MISMATCH),
+    ],
+)
+def test_compare_labels(ours: str, gt: str, expected: AuditClass) -> None:
+    assert compare_labels(ours, gt).audit_class is expected
+
+
+def test_mismatch_keeps_a_short_diff() -> None:
+    verdict = compare_labels("1\n2\n", "1\n3\n")
+    assert "-3" in verdict.evidence and "+2" in verdict.evidence
+
+
+def test_run_facts_come_first() -> None:
+    missing = make_result(
+        "", Verdict.TOOLCHAIN_MISSING, language=Language.JULIA, detail="julia not found on PATH"
+    )
+    verdict = classify(missing, "42")
+    assert verdict.audit_class is AuditClass.NOT_RUN and "julia" in verdict.reason
+    assert classify(make_result("", Verdict.WALL_TIME_LIMIT), "42").audit_class is AuditClass.TIMEOUT
+    nondet = classify(make_result("0x7ffd", distinct_outputs=2), "0x7ffe")
+    assert nondet.audit_class is AuditClass.NON_DETERMINISTIC and "2 distinct outputs" in nondet.reason
+    assert classify(make_result("42\n"), "42").audit_class is AuditClass.EXACT

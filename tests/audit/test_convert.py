@@ -1,0 +1,137 @@
+"""Every released sample converts (or is refused with a reason); each subset's rule, checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.audit.convert import command_argv, convert, convert_all, load_dataset, unpack_repository
+from pipeline.audit.rows import Conversion, Refusal, ReleasedRecord
+from pipeline.errors import InputError
+from pipeline.records import LabelProtocol, Language
+
+
+@pytest.fixture(scope="module")
+def released(samples: Path) -> Path:
+    return samples / "surge-released"
+
+
+def test_every_sample_subset_converts(released: Path) -> None:
+    records = load_dataset(released)
+    conversions, refusals = convert_all(records)
+    assert len(records) == 24 and refusals == []
+    by_subset: dict[str, int] = {}
+    for conversion in conversions:
+        by_subset[conversion.record.subset] = by_subset.get(conversion.record.subset, 0) + 1
+    assert by_subset == {s: 3 for s in ("bg", "cl", "dr", "fl", "ml", "rl", "sc", "tc")}
+
+
+def test_subset_from_category_and_difficulty(released: Path) -> None:
+    # cl records share category 1 with ml; their `difficulty` feature tells them apart
+    assert {r.subset for r in load_dataset(released / "cl.json")} == {"cl"}
+    assert {r.subset for r in load_dataset(released / "ml.json")} == {"ml"}
+
+
+def test_bg_follows_surge_app_protocol(released: Path) -> None:
+    conversions = [convert(r) for r in load_dataset(released / "bg.json")]
+    java, cpp, java_solution = (c for c in conversions if isinstance(c, Conversion))
+    assert java.program.files[0].path == "Main.java"
+    assert java_solution.program.files[0].path == "Solution.java"
+    assert cpp.program.files[0].path == "test.cpp"
+    assert cpp.setting.compiler == "g++" and cpp.setting.standard == "c++11"
+    assert cpp.program.protocol is LabelProtocol.COMBINED_WITH_PREFIX
+
+
+def test_dr_setting_comes_from_the_key(released: Path) -> None:
+    first = convert(load_dataset(released / "dr.json")[0])
+    assert isinstance(first, Conversion)
+    assert (first.setting.compiler, first.setting.standard, first.setting.optimization) == (
+        "clang++",
+        "c++11",
+        "O1",
+    )
+    assert first.program.protocol is LabelProtocol.COMPILE_THEN_RUN
+
+
+def test_sc_command_becomes_argv_without_a_shell(released: Path) -> None:
+    first = convert(load_dataset(released / "sc.json")[0])
+    assert isinstance(first, Conversion)
+    assert first.program.entry == "heat_eq_x.py"
+    assert first.program.argv == ("--L", "93", "--T", "66", "--alpha", "39", "--Nx", "8", "--Nt", "2")
+    tc = convert(load_dataset(released / "tc.json")[0])
+    assert isinstance(tc, Conversion)
+    assert tc.program.argv == ("--vertices", "3", "--positions", "8.39,9.71 0.91,1.16 5.76,1.8")
+
+
+def test_multi_line_arguments_stay_one_argument() -> None:
+    assert command_argv('python g.py --edges "0 1\n1 2"\n--n 3') == [
+        "g.py",
+        "--edges",
+        "0 1\n1 2",
+        "--n",
+        "3",
+    ]
+
+
+def test_rl_repository_and_input_file(released: Path) -> None:
+    record = load_dataset(released / "rl.json")[0]
+    conversion = convert(record)
+    assert isinstance(conversion, Conversion)
+    program = conversion.program
+    assert program.language is Language.CPP  # upstream says "Python"; the files and g++ say C++
+    assert program.run_instruction and program.run_instruction.startswith("g++ main.cpp")
+    assert [f.path for f in program.files][:3] == ["car.cpp", "car.h", "engine.cpp"]
+    assert program.files[-1].path == "input/10.txt"
+    assert program.stdin.startswith("5\n2 4 Electric")
+
+
+def test_all_three_closing_tags() -> None:
+    files, input_file = unpack_repository(
+        "Here is the code repository:a.py:<start_file>A<endfile>b.py:<start_file>B<enfile>"
+        "c.py:<start_file>C<end_file>, and the input file is:./in/1.txt:<start_file>7<endfile>"
+    )
+    assert [(f.path, f.content) for f in files] == [("a.py", "A"), ("b.py", "B"), ("c.py", "C")]
+    assert input_file is not None and (input_file.path, input_file.content) == ("in/1.txt", "7")
+
+
+def _record(subset: str, question: str, **features: object) -> ReleasedRecord:
+    return ReleasedRecord(
+        subset=subset, index=0, location="t[0]", question=question, gt="", custom_features=features
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "reason"),
+    [
+        (
+            _record("sc", 'code:```\nprint(1)\n```\ncommand:```\npython x.py --a "unclosed\n```'),
+            "unparseable command",
+        ),
+        (_record("tc", "no blocks here"), "no ```code``` block"),
+        (_record("ml", "print(1)", language="Cobol"), "unknown language 'Cobol'"),
+        (_record("dr", "int main(){}", key="icc-C++11--O2"), "not a SURGE dr setting key"),
+        (
+            _record("rl", "```\\documentclass{article}```", repo="PlotNeuralNet"),
+            "no custom_features.run_instruction",
+        ),
+        (_record("zz", "x"), "unknown subset"),
+    ],
+)
+def test_bad_records_are_refused_with_a_reason(record: ReleasedRecord, reason: str) -> None:
+    outcome = convert(record)
+    assert isinstance(outcome, Refusal) and reason in outcome.reason
+
+
+def test_julia_converts_and_is_left_to_the_sandbox() -> None:
+    outcome = convert(_record("ml", 'println("hi")', language="Julia"))
+    assert isinstance(outcome, Conversion) and outcome.program.language is Language.JULIA
+
+
+def test_missing_dataset_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError):
+        load_dataset(tmp_path / "nope.json")
+    (tmp_path / "ml.json").write_text(json.dumps({"not": "a list"}))
+    with pytest.raises(InputError):
+        load_dataset(tmp_path / "ml.json")

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from pipeline.audit.plan import audit_row, best_profile, reproducing_profiles
+from pipeline.audit.report import render_html, render_text, summarise
+from pipeline.audit.rows import AuditClass, Conversion, Refusal, ReleasedRecord
+from pipeline.records import EnvironmentProfile, Program, RunRequest, Verdict
+from tests.audit.fakes import result_for
+
+
+def _conversion(index: int, gt: str, question: str = "print(4)  # Output: 4") -> Conversion:
+    record = ReleasedRecord(
+        subset="cl",
+        index=index,
+        location=f"cl.json[{index}]",
+        question=question,
+        gt=gt,
+        custom_features={"language": "Python", "difficulty": 1},
+    )
+    return Conversion(record=record, language="python", program=Program.single("python", question))
+
+
+def _rows():
+    old, new = EnvironmentProfile(name="old"), EnvironmentProfile(name="new")
+    rows = []
+    for profile, label in ((old, "4\n"), (new, "5\n")):
+        for conversion in (_conversion(0, "4"), _conversion(1, "4", "print(2+2)")):
+            request = RunRequest(program=conversion.program, profile=profile)
+            rows.append(audit_row(conversion, profile, result_for(request, label, Verdict.OK)))
+    return rows
+
+
+def test_rows_carry_class_score_leaks_and_cpu() -> None:
+    rows = _rows()
+    first = rows[0]
+    assert (first.profile, first.audit_class, first.score, first.metric) == (
+        "old",
+        AuditClass.EXACT,
+        1.0,
+        "exact_match",
+    )
+    assert first.leaks == ("comment line 1: # Output: 4",)
+    assert first.cpu_s == 0.03
+    assert rows[2].audit_class is AuditClass.MISMATCH and rows[2].score == 0.0
+
+
+def test_best_profile_and_who_reproduces_what() -> None:
+    rows = _rows()
+    assert best_profile(rows)["profile"] == "old"
+    assert reproducing_profiles(rows) == {"cl.json[0]": ["old"], "cl.json[1]": ["old"]}
+
+
+def test_summary_counts_per_subset_and_refusals() -> None:
+    refusal = Refusal(
+        record=ReleasedRecord(subset="sc", index=0, location="sc.json[0]", question="", gt=""),
+        reason="no blocks",
+    )
+    summary = summarise(_rows(), [refusal])
+    assert summary["by_subset"]["cl"]["counts"] == {"reproduced_exact": 2, "mismatch": 2}
+    assert summary["by_subset"]["cl"]["mean_score"] == 0.5
+    assert summary["by_subset"]["sc"]["refused"] == 1
+    assert summary["best_profile"]["profile"] == "old"
+    text = render_text(summary)
+    assert "cl/python" in text and "best profile: old" in text and "sc.json[0]: no blocks" in text
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.links += [v or "" for k, v in attrs if k in ("src", "href")]
+
+
+def test_html_report_is_self_contained() -> None:
+    page = render_html(summarise(_rows(), []), _rows())
+    parser = _Collector()
+    parser.feed(page)
+    assert "script" not in parser.tags and "link" not in parser.tags and "img" not in parser.tags
+    assert parser.links == []
+    assert parser.tags.count("svg") >= 4  # agreement x2, classes, CPU time
+    assert "cl.json[0]" in page and "# Output: 4" in page  # leak listed with its evidence
