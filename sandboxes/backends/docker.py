@@ -16,6 +16,7 @@ it kills leftovers with ``kill(-1)`` inside the container's PID namespace, where
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -32,7 +33,13 @@ from docker.errors import DockerException, ImageNotFound
 
 from pipeline.errors import SandboxUnavailable
 from pipeline.records import EnvironmentProfile, Language, PhaseResult, RunRequest, RunResult, Verdict
-from sandboxes.backends.bwrap import RUNNER_DIR, BwrapBackend, SandboxCrash, _pipeline_version
+from sandboxes.backends.bwrap import (
+    RUNNER_DIR,
+    BwrapBackend,
+    SandboxCrash,
+    _pipeline_version,
+    sandbox_env_for_runner,
+)
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.languages import LanguageSpec, spec_for
 
@@ -54,8 +61,8 @@ LANGUAGE_FAMILIES = {
     Language.JULIA: "julia",
     Language.LEAN4: "lean4",
 }
-BUILD_HINT = "build the images with `make images` (or `bash dockerfiles/build.sh --minimal` for C/C++ and Python)"
-START_HINT = "start the Docker engine (`systemctl start docker`) or use the default local sandbox (--backend bwrap)"
+BUILD_HINT = "build the images: `make images` (or `bash dockerfiles/build.sh --minimal`: C/C++ and Python)"
+START_HINT = "start the Docker engine (`systemctl start docker`) or use the local sandbox (--backend bwrap)"
 
 # -- containers --------------------------------------------------------------------------------------
 
@@ -70,7 +77,13 @@ RUNNER_GRACE_S = 30.0
 CONTAINER_START_TIMEOUT_S = 60.0
 API_TIMEOUT_S = 60
 # A program that hit one of these may have left state we cannot see: the container is replaced.
-CONTAMINATING_STATUSES = {"wall_time_limit", "cpu_time_limit", "memory_limit", "output_limit", "sandbox_error"}
+CONTAMINATING_STATUSES = {
+    "wall_time_limit",
+    "cpu_time_limit",
+    "memory_limit",
+    "output_limit",
+    "sandbox_error",
+}
 STDOUT_STREAM, STDERR_STREAM = 1, 2
 FRAME_HEADER = struct.Struct(">BxxxL")
 
@@ -153,7 +166,7 @@ def host_config(api: Any, shape: ContainerShape) -> Any:
 
 
 class ContainerRunner:
-    """One container whose main process is the runner; jobs go in and results come out on its attach socket."""
+    """A container whose main process is the runner: jobs go in and results come out on its attach socket."""
 
     def __init__(self, api: Any, shape: ContainerShape) -> None:
         self.api = api
@@ -167,10 +180,16 @@ class ContainerRunner:
         command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp", "--kill",
                    "all-in-namespace"]  # fmt: skip
         created = api.create_container(
-            shape.image, command=command, user=f"{SANDBOX_UID}:{SANDBOX_UID}", working_dir="/app",
-            stdin_open=True, network_disabled=True, labels={"org.surge.backend": "docker"},
+            shape.image,
+            command=command,
+            user=f"{SANDBOX_UID}:{SANDBOX_UID}",
+            working_dir="/app",
+            stdin_open=True,
+            network_disabled=True,
+            labels={"org.surge.backend": "docker"},
+            environment=sandbox_env_for_runner(),  # as under bwrap: HOME=/tmp/home, made on every reset
             host_config=host_config(api, shape),
-        )  # fmt: skip
+        )
         self.container_id: str = created["Id"]
         try:
             params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
@@ -196,7 +215,8 @@ class ContainerRunner:
         if not result.get("ok"):
             self.contaminated = True
             raise SandboxCrash(f"runner failed the job: {result.get('error')}")
-        if any(run.get("status") in CONTAMINATING_STATUSES for phase in result["phases"] for run in phase["runs"]):
+        statuses = {run.get("status") for phase in result["phases"] for run in phase["runs"]}
+        if statuses & CONTAMINATING_STATUSES:
             self.contaminated = True
         return result
 
@@ -245,10 +265,8 @@ class ContainerRunner:
             if sock is not None:
                 sock.close()
         finally:
-            try:
+            with contextlib.suppress(DockerException):  # already gone
                 self.api.remove_container(self.container_id, force=True)
-            except Exception:  # already gone; the engine cleans up a removed container's mounts
-                pass
 
 
 _RUNNER_SOURCE: str | None = None
@@ -269,7 +287,7 @@ class ImageFacts:
     image_id: str
     digest: str
     labels: dict[str, str]
-    tools: dict[str, str | None] = field(default_factory=dict)  # tool -> first line of --version, None: absent
+    tools: dict[str, str | None] = field(default_factory=dict)  # tool -> its --version line; None: absent
     cache: CompileCache | None = None
     memo: RunMemo = field(default_factory=RunMemo)
 
@@ -278,7 +296,10 @@ class DockerBackend(BwrapBackend):
     """Backend protocol over warm Docker containers; see the module docstring."""
 
     def __init__(
-        self, workers: int = 1, cache_dir: Path | str | None = None, recycle_after: int = RECYCLE_AFTER_PROGRAMS
+        self,
+        workers: int = 1,
+        cache_dir: Path | str | None = None,
+        recycle_after: int = RECYCLE_AFTER_PROGRAMS,
     ) -> None:
         self.client = connect()
         self.api = self.client.api
@@ -298,18 +319,18 @@ class DockerBackend(BwrapBackend):
 
     # -- per-request state: the compile cache and shared runs are per image ------------------------
 
-    @property  # type: ignore[override]
-    def cache(self) -> CompileCache:
+    @property
+    def cache(self) -> CompileCache:  # type: ignore[override]
         facts = self.local.facts
         assert facts.cache is not None
         return facts.cache
 
-    @property  # type: ignore[override]
-    def memo(self) -> RunMemo:
+    @property
+    def memo(self) -> RunMemo:  # type: ignore[override]
         return self.local.facts.memo
 
-    @property  # type: ignore[override]
-    def idle(self) -> DockerBackend:
+    @property
+    def idle(self) -> DockerBackend:  # type: ignore[override]
         return self  # BwrapBackend.run_one gives a runner back with self.idle.put(runner)
 
     # -- one request ---------------------------------------------------------------------------
@@ -320,7 +341,8 @@ class DockerBackend(BwrapBackend):
         image = image_for(request.program.language, request.profile)
         facts = self.local.facts = self.image_facts(image)
         if facts is None:
-            phase = PhaseResult(verdict=Verdict.TOOLCHAIN_MISSING, detail=f"image {image} is not built: {BUILD_HINT}")
+            detail = f"image {image} is not built: {BUILD_HINT}"
+            phase = PhaseResult(verdict=Verdict.TOOLCHAIN_MISSING, detail=detail)
             return self.finish(request, None, [phase], started, spec)
         self.local.shape = ContainerShape.of(image, request)
         try:
@@ -334,14 +356,19 @@ class DockerBackend(BwrapBackend):
         return [tool for tool in tools if self.tool_in_image(tool) is None]
 
     def finish(
-        self, request: RunRequest, compile_phase: PhaseResult | None, runs: list[PhaseResult], started: datetime,
+        self,
+        request: RunRequest,
+        compile_phase: PhaseResult | None,
+        runs: list[PhaseResult],
+        started: datetime,
         spec: LanguageSpec,
-    ) -> RunResult:  # fmt: skip
+    ) -> RunResult:
         result = super().finish(request, compile_phase, runs, started, spec)
         facts: ImageFacts | None = self.local.facts
         if facts is None:  # the image is not built: no digest, no versions
             return result
-        versions = {tool: facts.tools.get(tool) or "missing" for tool in spec.tools(request.setting, request.profile)}
+        tools = spec.tools(request.setting, request.profile)
+        versions = {tool: facts.tools.get(tool) or "missing" for tool in tools}
         provenance = result.provenance.model_copy(
             update={"backend": self.name, "image_digest": facts.digest, "toolchain_versions": versions}
         )
@@ -381,11 +408,12 @@ class DockerBackend(BwrapBackend):
                  "limits": {"cpu_s": 20, "wall_s": 30, "memory_mib": 2048, "processes": 64}}  # fmt: skip
         runner = self.acquire()
         try:
-            run = runner.call({"id": f"probe {tool}", "phases": [phase]}, timeout_s=60)["phases"][0]["runs"][0]
+            result = runner.call({"id": f"probe {tool}", "phases": [phase]}, timeout_s=60)
         except SandboxCrash:
             self.discard(runner)
             raise
         self.put(runner)
+        run = result["phases"][0]["runs"][0]
         if run["status"] == "exec_failed":
             return None
         lines = (run["stdout"].strip() or run["stderr"].strip()).splitlines()

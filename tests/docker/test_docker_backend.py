@@ -1,0 +1,135 @@
+"""The Docker backend on the real engine: programs, hardening, warm reuse, recycling, missing images."""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+import pytest
+
+from pipeline.errors import SandboxUnavailable
+from pipeline.records import (
+    EnvironmentProfile,
+    ExecutionSetting,
+    Limits,
+    PhaseLimits,
+    Program,
+    RunRequest,
+    Verdict,
+)
+from tests.conftest import REPO_ROOT
+
+PROFILE = EnvironmentProfile(name="default")
+FAST_LIMITS = Limits(run=PhaseLimits(cpu_s=2, wall_s=4, memory_mib=256, processes=32, output_bytes=64 << 10))
+
+
+DOUBLE_IT = '#include <iostream>\nint main(){int n; std::cin >> n; std::cout << n * 2 << "\\n";}'
+ARGV = "import sys\nprint(sys.argv[1:])\n"
+
+
+def run(backend: Any, program: Program, **kw: Any) -> Any:
+    request = RunRequest(program=program, profile=kw.pop("profile", PROFILE), limits=FAST_LIMITS, **kw)
+    return next(iter(backend.run_batch([request])))
+
+
+def test_c_cpp_python_run_with_their_facts(docker_backend: Any) -> None:
+    c = run(docker_backend, Program.single("c", '#include <stdio.h>\nint main(void){puts("c ok");return 3;}'))
+    cpp = run(
+        docker_backend,
+        Program.single("cpp", DOUBLE_IT, stdin="21\n"),
+        setting=ExecutionSetting(compiler="clang++", standard="c++11", optimization="O2"),
+    )  # fmt: skip
+    python = run(docker_backend, Program.single("python", ARGV, argv=("a b", "c")))
+    assert (c.verdict, c.label, c.run.exit_code) == (Verdict.RUNTIME_ERROR, "c ok\n", 3)
+    assert (cpp.verdict, cpp.label) == (Verdict.OK, "42\n")
+    assert cpp.compile.command[:4] == ("clang++", "-std=c++11", "-O2", "/app/test.cpp")
+    assert (python.verdict, python.label) == (Verdict.OK, "['a b', 'c']\n")  # argv without a shell
+    for result in (c, cpp, python):
+        assert result.provenance.backend == "docker"
+        assert result.provenance.image_digest.startswith(
+            ("surge/cpp:bookworm@sha256:", "surge/python:bookworm@")
+        )
+        assert result.run.max_rss_kib > 0 and result.run.wall_s > 0
+    assert cpp.provenance.toolchain_versions["clang++"].startswith("Debian clang version 14")
+
+
+def test_compile_error_keeps_the_diagnostics(docker_backend: Any) -> None:
+    result = run(docker_backend, Program.single("cpp", "int main() { return x; }\n"))
+    assert result.verdict is Verdict.COMPILE_ERROR and result.run is None
+    assert "/app/test.cpp:1:21: error: " in result.compile.stderr and "'x'" not in result.compile.stderr
+
+
+def test_warm_container_serves_many_programs_each_in_a_fresh_workdir(docker_backend: Any) -> None:
+    started = docker_backend.containers_started
+    leave = "open('/app/left.txt', 'w').write('x'); open('/tmp/left.txt', 'w').write('x')\n"
+    look = "import os\nprint(sorted(os.listdir('/app')), sorted(os.listdir('/tmp')))\n"
+    results = [run(docker_backend, Program.single("python", leave + f"# {n}\n")) for n in range(3)]
+    seen = run(docker_backend, Program.single("python", look))
+    assert all(result.verdict is Verdict.OK for result in results)
+    assert seen.label == "['test.py'] ['home']\n"  # nothing of the earlier programs is left
+    assert docker_backend.containers_started - started <= 1
+
+
+def test_containers_are_hardened(docker_backend: Any) -> None:
+    run(docker_backend, Program.single("python", "print(1)\n"))
+    runner = next(r for r in docker_backend.all_runners if r.shape.image == "surge/python:bookworm")
+    attrs = docker_backend.api.inspect_container(runner.container_id)
+    host = attrs["HostConfig"]
+    assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
+    assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
+    assert host["PidsLimit"] > 0 and host["Memory"] > 0 and host["Memory"] == host["MemorySwap"]
+    assert attrs["Config"]["User"] == "10001:10001"
+    assert set(host["Tmpfs"]) == {"/app", "/tmp"}
+
+
+def test_recycles_after_n_programs(surge_images: None, tmp_path: Any) -> None:
+    from sandboxes.backends.docker import DockerBackend
+
+    with DockerBackend(cache_dir=tmp_path, recycle_after=2) as backend:
+        results = [run(backend, Program.single("python", f"print({n})\n")) for n in range(5)]
+        assert [r.label for r in results] == [f"{n}\n" for n in range(5)]
+        assert backend.containers_started == 3  # probe + 2, 2, 1 programs per container
+
+
+def test_missing_image_is_a_toolchain_verdict_with_the_fix(docker_backend: Any) -> None:
+    profile = EnvironmentProfile(name="nowhere", image="surge/not-built-{family}:{suite}")
+    result = run(docker_backend, Program.single("python", "print(1)\n"), profile=profile)
+    assert result.verdict is Verdict.TOOLCHAIN_MISSING and "make images" in result.run.detail
+
+
+def test_missing_tool_in_the_image(docker_backend: Any) -> None:
+    program = Program.single("cpp", "int main(){}\n")
+    result = run(docker_backend, program, setting=ExecutionSetting(compiler="clang++-7"))
+    assert result.verdict is Verdict.TOOLCHAIN_MISSING
+
+
+def test_engine_unreachable_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandboxes import open_backend
+    from sandboxes.backends.docker import docker_status
+
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with pytest.raises(SandboxUnavailable) as raised:
+        open_backend("docker")
+    assert "systemctl start docker" in raised.value.hint
+    status = docker_status()
+    assert status["available"] is False and "Docker engine" in status["hint"]
+
+
+def test_docker_status_lists_the_images(surge_images: None) -> None:
+    from sandboxes.backends.docker import docker_status
+
+    status = docker_status()
+    assert status["available"] and status["server_version"]
+    assert any(line.startswith("surge/cpp:bookworm ") and "g++-12=" in line for line in status["images"])
+
+
+def test_build_is_incremental(surge_images: None) -> None:
+    build = subprocess.run(
+        ["bash", str(REPO_ROOT / "dockerfiles" / "build.sh"), "--minimal", "bookworm"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert build.returncode == 0, build.stderr
+    assert "surge/cpp:bookworm is up to date" in build.stdout
+    assert "surge/python:bookworm is up to date" in build.stdout
