@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "pipeline.commands.doctor",
     "store": "pipeline.commands.store",
     "audit": "pipeline.commands.audit",
+    "pull": "pipeline.commands.pull",
 }
 
 Summary = dict[str, Any]

@@ -1,0 +1,105 @@
+"""surge pull: check out upstream sources at their pinned commits and store their items as Parquet."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from pipeline.commands.common import add_store_argument
+from pipeline.errors import ConfigurationError
+
+HELP = "clone or update upstream sources at pinned commits and store their items (table 'items')"
+EXAMPLE = "surge pull mceval --mirror /srv/mirrors/McEval --cache .surge/sources --store .surge/store"
+DEFAULT_CACHE = Path(".surge/sources")
+FAILED_SOURCE_EXIT_CODE = 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("sources", nargs="*", metavar="SOURCE", help="source names (default: all registered)")
+    parser.add_argument(
+        "--mirror",
+        action="append",
+        default=[],
+        metavar="[SOURCE=]PATH|URL",
+        help="clone from a local clone or file:// URL, not upstream (repeatable; SOURCE= if several)",
+    )
+    parser.add_argument(
+        "--commit", default=None, help="check out this revision instead of the pinned one (one source only)"
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help=f"folder of the checkouts (default: {DEFAULT_CACHE})",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=None, help="sources pulled in parallel (default: CPU cores)"
+    )
+    add_store_argument(parser)
+
+
+def parse_mirrors(values: list[str], names: list[str], known: set[str]) -> dict[str, str]:
+    """'mceval=/srv/McEval' -> {'mceval': '/srv/McEval'}; a bare PATH|URL needs exactly one source."""
+    mirrors: dict[str, str] = {}
+    for value in values:
+        name, sep, target = value.partition("=")
+        if sep and name in known:
+            if name not in names:
+                raise ConfigurationError(
+                    f"--mirror {value}: {name} is not being pulled", hint=f"add {name} to SOURCE"
+                )
+            mirrors[name] = target
+        elif len(names) == 1:
+            mirrors[names[0]] = value
+        else:
+            raise ConfigurationError(
+                f"--mirror {value} is ambiguous with {len(names)} sources", hint="write it as SOURCE=PATH|URL"
+            )
+    return mirrors
+
+
+def execute(args: argparse.Namespace) -> dict[str, Any]:
+    from flows.pull_sources import pull_flow
+    from flows.runtime import default_workers
+    from sources.registry import SOURCES, get_source
+
+    names = list(dict.fromkeys(args.sources)) or list(SOURCES)
+    for name in names:
+        get_source(name)  # unknown names fail here, with the list of known ones
+    if args.commit and len(names) != 1:
+        raise ConfigurationError(
+            "--commit needs exactly one SOURCE", hint="e.g. surge pull mceval --commit <sha>"
+        )
+    mirrors = parse_mirrors(args.mirror, names, set(SOURCES))
+    workers = min(len(names), args.workers or default_workers())
+    per_source = pull_flow(names, args.cache, args.store, mirrors, args.commit, workers)
+    failed = sorted(name for name, result in per_source.items() if "error" in result)
+    summary: dict[str, Any] = {
+        "sources": per_source,
+        "store": str(args.store),
+        "failed": failed,
+        "exit_code": FAILED_SOURCE_EXIT_CODE if failed else 0,
+    }
+    summary["_text"] = render(per_source, args.store)
+    return summary
+
+
+def render(per_source: dict[str, dict[str, Any]], store: Path) -> str:
+    lines = [f"{'source':<22}{'commit':<14}{'items':>8}{'new':>8}{'quarantined':>13}"]
+    for name, result in per_source.items():
+        if "error" in result:
+            lines.append(f"{name:<22}FAILED: {result['error']}")
+            if result.get("hint"):
+                lines.append(f"{'':<22}how to fix: {result['hint']}")
+            continue
+        lines.append(
+            f"{name:<22}{result['commit'][:12]:<14}{result['items']:>8}{result['new_items']:>8}{result['quarantined']:>13}"
+        )
+        lines.extend(f"{'':<4}{bad['location']}: {bad['reason']}" for bad in result["quarantine"])
+        if result["quarantined"] > len(result["quarantine"]):
+            lines.append(
+                f"{'':<4}... {result['quarantined'] - len(result['quarantine'])} more in the quarantine table"
+            )
+    lines.append(f"store: {store} (tables items, pulls, quarantine)")
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""Goedel-Prover's evaluation problems (github.com/Goedel-LM/Goedel-Prover): ``datasets/*.jsonl``.
+
+Each line is {name, split, informal_prefix, formal_statement, goal, header}; the Lean text a prover
+completes is header + informal_prefix + formal_statement (Goedel's own prompt order). SURGE fl's
+records use the same ``import Mathlib`` / ``import Aesop`` header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from pipeline.records import Language, SourceItem
+from sources.base import Loaded, Source, matching_files, missing_fields, quarantine, raw_json, read_jsonl
+
+NAME = "goedel_prover"
+REQUIRED = ("name", "formal_statement")
+
+
+def read(checkout: Path, commit: str) -> Iterator[Loaded]:
+    for path in matching_files(checkout, SOURCE.paths):
+        relative = path.relative_to(checkout).as_posix()
+        for parsed in read_jsonl(NAME, path, relative):
+            if not isinstance(parsed, tuple):
+                yield parsed
+                continue
+            number, record = parsed
+            missing = missing_fields(record, REQUIRED)
+            if missing:
+                where = f"{relative}:{number}"
+                yield quarantine(NAME, where, f"missing fields: {', '.join(missing)}", raw_json(record))
+                continue
+            text = str(record.get("header") or "") + str(record.get("informal_prefix") or "")
+            yield SourceItem(
+                source=NAME,
+                key=f"{path.stem}/{record['name']}",
+                language=Language.LEAN4,
+                upstream_language="Lean 4",
+                upstream_repo=SOURCE.upstream_repo,
+                upstream_commit=commit,
+                upstream_path=relative,
+                upstream_locator=str(number),
+                licence=SOURCE.licence,
+                text=text + record["formal_statement"],
+                fields=record,
+            )
+
+
+SOURCE = Source(
+    name=NAME,
+    url="https://github.com/Goedel-LM/Goedel-Prover",
+    commit="d80349d93a80305765492014f0b395cec46e5023",
+    licence="MIT",
+    kind="git",
+    paths=("datasets/*.jsonl",),
+    read=read,
+    description="Goedel-Prover evaluation problems (miniF2F, ...), Lean 4 with Mathlib",
+)

@@ -1,0 +1,69 @@
+"""McEval (github.com/MCEVAL/McEval): ``data/<Language>.jsonl``, ~50 generation tasks per language.
+
+The runnable text is prompt + canonical_solution + test (McEval's own completion protocol). Some
+languages (AWK, ...) use a reduced schema without ``test``/``entry_point``; their items are kept with
+the text they have. Languages without a sandbox spec keep ``language=None`` and their upstream name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from pipeline.records import Language, SourceItem, parse_language
+from sources.base import Loaded, Source, matching_files, missing_fields, quarantine, raw_json, read_jsonl
+
+NAME = "mceval"
+REQUIRED = ("task_id", "prompt", "canonical_solution")
+OPTIONAL_TEXT = ("test",)  # absent in the reduced schema
+
+
+def sandbox_language(file_stem: str) -> Language | None:
+    """'C#' -> csharp, 'CPP' -> cpp, 'AWK' -> None (no sandbox spec; the item is kept)."""
+    try:
+        return parse_language(file_stem)
+    except ValueError:
+        return None
+
+
+def read(checkout: Path, commit: str) -> Iterator[Loaded]:
+    for path in matching_files(checkout, SOURCE.paths):
+        relative = path.relative_to(checkout).as_posix()
+        upstream_language = path.stem
+        language = sandbox_language(upstream_language)
+        for parsed in read_jsonl(NAME, path, relative):
+            if not isinstance(parsed, tuple):
+                yield parsed
+                continue
+            number, record = parsed
+            missing = missing_fields(record, REQUIRED)
+            if missing:
+                where = f"{relative}:{number}"
+                yield quarantine(NAME, where, f"missing fields: {', '.join(missing)}", raw_json(record))
+                continue
+            text = record["prompt"] + record["canonical_solution"] + str(record.get("test") or "")
+            yield SourceItem(
+                source=NAME,
+                key=record["task_id"],
+                language=language,
+                upstream_language=upstream_language,
+                upstream_repo=SOURCE.upstream_repo,
+                upstream_commit=commit,
+                upstream_path=relative,
+                upstream_locator=str(number),
+                licence=SOURCE.licence,
+                text=text,
+                fields=record,
+            )
+
+
+SOURCE = Source(
+    name=NAME,
+    url="https://github.com/MCEVAL/McEval",
+    commit="09dec129dd5756447227239b3e5b47e543c2e0fd",
+    licence="CC-BY-SA-4.0",
+    kind="git",
+    paths=("data/*.jsonl",),
+    read=read,
+    description="McEval generation tasks, 40 languages (SURGE ml)",
+)
