@@ -30,6 +30,8 @@ COMMANDS: dict[str, str] = {
     "store": "pipeline.commands.store",
     "audit": "pipeline.commands.audit",
     "pull": "pipeline.commands.pull",
+    "refactor": "pipeline.commands.refactor",
+    "review": "pipeline.commands.review",
 }
 
 Summary = dict[str, Any]

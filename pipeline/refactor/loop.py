@@ -155,16 +155,14 @@ class RepairLoop:
         if cleaned != source:  # comments cut: run again so the stored run is of the stored program
             program = code_program(item, method, cleaned, prompt.tag)
             result = self._run_checked(program, method, record)
-        return Accepted(program, result, [], {})
+        return Accepted(program, result, leak_guard.audit_warnings(cleaned, result.label), {})
 
     def _input_round(
         self, item: SourceItem, method: Method, prompt: Prompt, stdin: str, record: Round
     ) -> Accepted:
         program = code_program(item, method, item.text, prompt.tag, stdin=stdin)
         result = self._run_checked(program, method, record)
-        warnings = [
-            leak.describe() for leak in leak_guard.find_leaks(item.text, program.language, result.label)
-        ]
+        warnings = leak_guard.audit_warnings(item.text, result.label)
         return Accepted(program, result, warnings, {})
 
     def _debugbench_round(

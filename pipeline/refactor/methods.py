@@ -63,7 +63,16 @@ class Method:
     setting: ExecutionSetting = field(default_factory=ExecutionSetting)
 
     def language(self, item: SourceItem) -> Language:
-        return item.language or self.default_language
+        return item.language or _solution_language(item) or self.default_language
+
+
+# SURGE cl is Python, C++ and JavaScript; a write-up with several solutions uses the first of these.
+SOLUTION_PREFERENCE = (Language.PYTHON, Language.CPP, Language.JAVASCRIPT, Language.JAVA)
+
+
+def _solution_language(item: SourceItem) -> Language | None:
+    offered = {s.get("language") for s in item.fields.get("solutions", []) if isinstance(s, dict)}
+    return next((lang for lang in SOLUTION_PREFERENCE if lang.value in offered), None)
 
 
 def _common(item: SourceItem, language: Language) -> dict[str, Any]:

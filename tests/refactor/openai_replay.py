@@ -44,8 +44,8 @@ class ReplayServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        port = self._server.server_address[1]
+        return f"http://127.0.0.1:{port}/v1"
 
     def add(self, *replies: Reply) -> None:
         with self._lock:

@@ -1,0 +1,101 @@
+"""`surge refactor`: turn source items into review candidates with an LLM, checked in the sandbox.
+
+One task per batch of items (one sandbox per batch); the LLM client is shared by all tasks, so its
+concurrency bound holds for the whole run. Outcomes are written to the review queue as batches finish, so
+an interrupted run keeps them, and a rerun skips every item already in the queue (failed ones are retried).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from flows.runtime import batched, configure_prefect, task_runner
+
+configure_prefect()
+
+from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
+from prefect.cache_policies import NO_CACHE  # noqa: E402
+from prefect.futures import as_completed  # noqa: E402
+
+from pipeline.llm import LLMClient, LLMSettings  # noqa: E402
+from pipeline.records import SourceItem  # noqa: E402
+from pipeline.refactor.outcome import Outcome  # noqa: E402
+from pipeline.review.queue import ReviewQueue  # noqa: E402
+
+
+@task(name="refactor_batch", cache_policy=NO_CACHE)
+def refactor_batch(
+    items: list[SourceItem],
+    client: LLMClient,
+    backend: str,
+    unsafe: bool,
+    max_rounds: int,
+    method: str | None,
+) -> list[Outcome]:
+    """Refactor one batch of items, executing candidates in one sandbox."""
+    from pipeline.refactor.execute import Executor
+    from pipeline.refactor.loop import RepairLoop
+    from sandboxes import open_backend
+
+    with open_backend(backend, unsafe=unsafe, workers=1) as sandbox:
+        loop = RepairLoop(client, Executor(sandbox), max_rounds=max_rounds, method_override=method)
+        return [loop.refactor(item) for item in items]
+
+
+@flow(name="surge-refactor", log_prints=False)
+def refactor_items(
+    items: list[SourceItem],
+    db: str,
+    settings: LLMSettings,
+    backend: str,
+    unsafe: bool,
+    batch_size: int,
+    max_rounds: int,
+    method: str | None,
+) -> dict[str, object]:
+    queue = ReviewQueue(Path(db))
+    by_id = {item.item_id: item for item in items}
+    statuses: Counter[str] = Counter()
+    rounds: Counter[int] = Counter()
+    failed_batches: list[str] = []
+    with LLMClient(settings) as client:
+        futures = [
+            refactor_batch.submit(batch, client, backend, unsafe, max_rounds, method)
+            for batch in batched(items, batch_size)
+        ]
+        for future in as_completed(futures):
+            try:
+                outcomes = future.result()
+            except (
+                Exception
+            ) as error:  # a batch lost its sandbox: its items stay out of the queue, rerun retries
+                failed_batches.append(repr(error))
+                continue
+            for outcome in outcomes:
+                queue.add_outcome(by_id[outcome.item_id], outcome)
+                statuses[outcome.status] += 1
+                rounds[len(outcome.rounds)] += 1
+        usage = client.usage.as_dict()
+    return {
+        "candidates": statuses["candidate"],
+        "failed": statuses["failed"],
+        "rounds_histogram": dict(sorted(rounds.items())),
+        "failed_batches": failed_batches,
+        "llm": usage,
+    }
+
+
+def refactor_flow(
+    items: list[SourceItem],
+    db: Path,
+    settings: LLMSettings,
+    backend: str,
+    unsafe: bool,
+    batch_size: int,
+    workers: int,
+    max_rounds: int,
+    method: str | None,
+) -> dict[str, object]:
+    flow_with_pool = refactor_items.with_options(task_runner=task_runner(workers))
+    return flow_with_pool(items, str(db), settings, backend, unsafe, batch_size, max_rounds, method)

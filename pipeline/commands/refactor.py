@@ -1,0 +1,132 @@
+"""surge refactor: turn source items into runnable, leak-free programs with an LLM, for human review."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+HELP = (
+    "turn source items (JSONL or a store's items table) into programs with an LLM and queue them for review"
+)
+EXAMPLE = (
+    "surge refactor .surge/store --db .surge/review.db --llm-model gpt-4o-mini --max-rounds 3 --limit 20"
+)
+DEFAULT_DB = Path(".surge/review.db")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "items", type=Path, help="JSONL of SourceItems, or a store folder with an items table"
+    )
+    parser.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"review queue (default: {DEFAULT_DB})")
+    parser.add_argument(
+        "--source", action="append", default=None, help="only items of this source (repeatable)"
+    )
+    parser.add_argument("--method", default=None, help="force a method: mceval, leetcode, debugbench, ojcode")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="at most N items (after skipping queued ones)"
+    )
+    parser.add_argument("--max-rounds", type=int, default=3, help="LLM answers per item before it is failed")
+    parser.add_argument("--batch-size", type=int, default=8, help="items per task (one sandbox per batch)")
+    parser.add_argument("--workers", type=int, default=2, help="batches in parallel")
+    parser.add_argument("--backend", default="bwrap", help="sandbox backend: bwrap (default) or docker")
+    parser.add_argument("--unsafe", action="store_true", help="allow running candidates without a sandbox")
+    llm = parser.add_argument_group("LLM endpoint (default: SURGE_LLM_* environment variables)")
+    llm.add_argument(
+        "--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1"
+    )
+    llm.add_argument("--llm-model", default=None, help="model name")
+    llm.add_argument(
+        "--llm-api-key", default=None, help="API key (prefer SURGE_LLM_API_KEY: flags show in ps)"
+    )
+    llm.add_argument("--llm-concurrency", type=int, default=None, help="requests in flight (default 4)")
+    llm.add_argument(
+        "--llm-cache", type=Path, default=None, help="response cache folder (default .surge/llm-cache)"
+    )
+    llm.add_argument("--price-prompt-per-1k", type=float, default=None, help="USD per 1k prompt tokens")
+    llm.add_argument(
+        "--price-completion-per-1k", type=float, default=None, help="USD per 1k completion tokens"
+    )
+
+
+def execute(args: argparse.Namespace) -> dict[str, Any]:
+    from pipeline.llm import LLMSettings
+    from pipeline.refactor.items import load_items
+    from pipeline.refactor.methods import method_for
+    from pipeline.review.queue import ReviewQueue
+
+    settings = LLMSettings.from_env(
+        base_url=args.llm_base_url,
+        model=args.llm_model,
+        api_key=args.llm_api_key,
+        concurrency=args.llm_concurrency,
+        cache_dir=args.llm_cache,
+        price_prompt_per_1k=args.price_prompt_per_1k,
+        price_completion_per_1k=args.price_completion_per_1k,
+    )
+    settings.require_endpoint()
+    items, bad_lines = load_items(args.items)
+    if args.source:
+        items = [item for item in items if item.source in set(args.source)]
+    for item in items[:1]:
+        method_for(item, args.method)  # fail fast on an unknown source, before any request
+    done = ReviewQueue(args.db).done_item_ids()
+    todo = [item for item in items if item.item_id not in done][: args.limit]
+    outcome: dict[str, Any] = {
+        "candidates": 0,
+        "failed": 0,
+        "rounds_histogram": {},
+        "failed_batches": [],
+        "llm": {},
+    }
+    if todo:
+        from flows.refactor_items import refactor_flow
+
+        outcome = refactor_flow(
+            todo,
+            args.db,
+            settings,
+            args.backend,
+            args.unsafe,
+            args.batch_size,
+            args.workers,
+            args.max_rounds,
+            args.method,
+        )
+    summary = {
+        "items": len(items),
+        "bad_lines": len(bad_lines),
+        "already_queued": len(items) - len([i for i in items if i.item_id not in done]),
+        "refactored": len(todo),
+        **outcome,
+        "db": str(args.db),
+        "exit_code": 1 if outcome["failed_batches"] else 0,
+    }
+    summary["_text"] = render(summary)
+    return summary
+
+
+def render(summary: dict[str, Any]) -> str:
+    llm = summary["llm"] or {}
+    lines = [
+        f"items read        {summary['items']} ({summary['already_queued']} already in the queue, skipped)",
+        f"refactored        {summary['refactored']}: {summary['candidates']} candidates for review, "
+        f"{summary['failed']} failed (kept with the reason; a rerun retries them)",
+        f"rounds per item   {summary['rounds_histogram']}",
+    ]
+    if llm:
+        lines.append(
+            f"LLM               {llm.get('requests', 0)} requests ({llm.get('cache_hits', 0)} cache hits, "
+            f"{llm.get('retries', 0)} retries), {llm.get('prompt_tokens', 0)} + "
+            f"{llm.get('completion_tokens', 0)} tokens, ${llm.get('cost_usd', 0):.4f}"
+        )
+    if summary["failed_batches"]:
+        lines.append(
+            f"failed batches    {len(summary['failed_batches'])} (rerun to retry): "
+            f"{summary['failed_batches'][0]}"
+        )
+    if summary["bad_lines"]:
+        lines.append(f"bad lines         {summary['bad_lines']} (skipped)")
+    lines.append(f"review with       surge review list --db {summary['db']}  (or: surge review serve)")
+    return "\n".join(lines)
