@@ -65,7 +65,8 @@ class LLMClient:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir else None
-        headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+        key = settings.api_key.get_secret_value()
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = httpx.Client(
             timeout=httpx.Timeout(settings.timeout_s),
             headers=headers,

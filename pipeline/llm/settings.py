@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from pipeline.errors import ConfigurationError
 
@@ -20,7 +20,8 @@ class LLMSettings(BaseModel):
         default="", description="e.g. https://api.openai.com/v1 (the /chat/completions is added)"
     )
     model: str = Field(default="", description="model name sent with every request; part of the cache key")
-    api_key: str = Field(default="", repr=False, description="bearer token; empty for local servers")
+    # SecretStr: flow parameters are recorded by Prefect; the key must never land in its database or logs.
+    api_key: SecretStr = Field(default=SecretStr(""), description="bearer token; empty for local servers")
     temperature: float = Field(default=0.0, description="0: the most repeatable answers")
     max_tokens: int = Field(default=4096, gt=0, description="completion budget per request")
     timeout_s: float = Field(default=120.0, gt=0, description="per-request timeout")

@@ -26,6 +26,17 @@ ENTRY_HINTS: dict[Language, str] = {
     Language.JAVASCRIPT: "top-level code run by node",
     Language.JULIA: "top-level code",
 }
+DISPLAY_NAMES: dict[Language, str] = {
+    Language.PYTHON: "Python",
+    Language.CPP: "C++",
+    Language.C: "C",
+    Language.JAVA: "Java",
+    Language.CSHARP: "C#",
+    Language.RUST: "Rust",
+    Language.JAVASCRIPT: "JavaScript",
+    Language.JULIA: "Julia",
+    Language.LEAN4: "Lean 4",
+}
 FILE_NAMES: dict[Language, str] = {
     Language.PYTHON: "main.py",
     Language.CPP: "main.cpp",
@@ -77,7 +88,7 @@ def _solution_language(item: SourceItem) -> Language | None:
 
 def _common(item: SourceItem, language: Language) -> dict[str, Any]:
     return {
-        "language": language.value,
+        "language": DISPLAY_NAMES.get(language, language.value),
         "fence": FENCE_NAME[language],
         "entry_hint": ENTRY_HINTS.get(language, ""),
         "text": item.text,
