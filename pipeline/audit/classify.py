@@ -199,6 +199,6 @@ def compare_labels(ours: str, gt: str) -> Classification:
 def _normalised_why(ours: str, gt: str) -> str:
     if ours.translate(_QUOTES) != ours or gt.translate(_QUOTES) != gt:
         return "quote style"
-    if ours.count("\n") != gt.count("\n"):
+    if ours.strip().count("\n") != gt.strip().count("\n"):
         return "line wrapping"
     return "whitespace"

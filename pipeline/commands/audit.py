@@ -105,6 +105,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         report=str(report_path),
         audit_table=str(audit_table.folder),
     )
+    if getattr(args, "json", False):
+        return summary  # for CI: counts and scores only, no rendered table
     summary["_text"] = render_text(summary) + (
         f"\nruns: {len(requests)} planned, {summary['runs_reused']} reused from the store, "
         f"{summary['runs_executed']} executed; report: {report_path}"

@@ -70,6 +70,7 @@ def test_audit_scores_classifies_and_resumes(
     assert summary["by_subset"]["sc"]["counts"] == {"mismatch": 2}
     assert summary["leaks"] == ["cl.json[0]"]
     assert len(fake.ran) == 6 and summary["runs_executed"] == 6
+    assert "_text" not in summary
 
     rows = list(Store(store).table("audit", AuditRow, "audit_id").records())
     assert len(rows) == 6

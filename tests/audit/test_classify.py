@@ -69,3 +69,12 @@ def test_run_facts_come_first() -> None:
     nondet = classify(make_result("0x7ffd", distinct_outputs=2), "0x7ffe")
     assert nondet.audit_class is AuditClass.NON_DETERMINISTIC and "2 distinct outputs" in nondet.reason
     assert classify(make_result("42\n"), "42").audit_class is AuditClass.EXACT
+
+
+def test_normalised_says_what_was_normalised() -> None:
+    wrapped = compare_labels("['1.0' '2.0' '3.0']\n", "['1.0' '2.0'\n '3.0']")
+    assert (wrapped.audit_class, wrapped.reason) == (AuditClass.NORMALISED, "line wrapping")
+    quoted = compare_labels("In function ‘f’", "In function 'f'")
+    assert (quoted.audit_class, quoted.reason) == (AuditClass.NORMALISED, "quote style")
+    spaced = compare_labels("a  b", "a b")
+    assert (spaced.audit_class, spaced.reason) == (AuditClass.NORMALISED, "whitespace")
