@@ -9,6 +9,8 @@ RUNNER_UID=10001  # fixed, so the backend can pass it as --user without looking 
 
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# The debootstrap base and debian:*-slim ship no man directories; openjdk's postinst links into man1.
+mkdir -p /usr/share/man/man1
 # Pinned top-level packages; their dependencies follow from the suite (listed in the manifest below).
 apt-get install -y -qq --no-install-recommends python3-minimal "$@"
 apt-get clean
