@@ -65,7 +65,10 @@ class SandboxCrash(Exception):
 class RunnerProcess:
     """One bwrap (or bare) process running sandboxes/inner/runner.py; JSON lines in and out."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], uid_lock: Any | None, scratch: Path | None) -> None:
+    def __init__(
+        self, argv: list[str], env: dict[str, str], uid_lock: Any | None, scratch: Path | None, uid: int | None
+    ) -> None:
+        self.uid = uid
         self.uid_lock = uid_lock
         self.scratch = scratch
         self.stderr = tempfile.TemporaryFile()
@@ -145,6 +148,11 @@ class BwrapBackend:
         self.pipeline_version = _pipeline_version()
         self.closed = False
 
+    @property
+    def sandbox_uids(self) -> set[int]:
+        """The reserved uids this backend's programs run under (empty when not root)."""
+        return {runner.uid for runner in self.all_runners if runner.uid is not None}
+
     # -- Backend protocol ----------------------------------------------------------------------
 
     def run_batch(self, requests: Sequence[RunRequest]) -> Iterator[RunResult]:
@@ -222,7 +230,10 @@ class BwrapBackend:
         compile_phase = to_phase(compile_run, compile_verdict(compile_run), origin)
         if compile_phase.verdict is not Verdict.OK:
             return compile_phase, []
-        run = self.run_phase(request, spec, spec.run_argv(program, setting, profile))
+        run_argv = spec.run_argv(program, setting, profile)
+        if spec.heap_flag:  # the JVM sizes its heap from the host's RAM, not from our limit
+            run_argv.insert(1, spec.heap_flag.format(max(16, request.limits.run.memory_mib // 2)))
+        run = self.run_phase(request, spec, run_argv)
         memo_key = cache_key(artifacts.get("digest"), run, request.repeats)
         shared = self.memo.get(memo_key)
         if shared is not None:
@@ -319,7 +330,7 @@ class BwrapBackend:
             return self.start_unsafe(uid, lock)
         argv = [self.bwrap, *bwrap_mounts(), *bwrap_namespaces(as_root=uid is not None), "--chdir", WORKDIR,
                 SANDBOX_PYTHON, "-I", "-S", f"{RUNNER_MOUNT}/runner.py", "--scratch", "/tmp", *runner_args]  # fmt: skip
-        return RunnerProcess(argv, sandbox_env_for_runner(), lock, None)
+        return RunnerProcess(argv, sandbox_env_for_runner(), lock, None, uid)
 
     def start_unsafe(self, uid: int | None, lock: Any | None) -> RunnerProcess:
         scratch = Path(tempfile.mkdtemp(prefix="surge-unsafe-"))
@@ -329,7 +340,7 @@ class BwrapBackend:
         argv = [SANDBOX_PYTHON, "-I", "-S", str(RUNNER_DIR / "runner.py"), "--scratch", str(scratch / "tmp")]
         argv += ["--uid", str(uid)] if uid is not None else ["--kill", "group"]
         env = {**sandbox_env_for_runner(), "HOME": str(scratch / "tmp" / "home")}
-        runner = RunnerProcess(argv, env, lock, scratch)
+        runner = RunnerProcess(argv, env, lock, scratch, uid)
         return runner
 
     def workdir(self, runner: RunnerProcess) -> str:

@@ -92,7 +92,8 @@ OOM_MARKERS = (
     "Cannot allocate memory",
 )
 MEMORY_NEAR_LIMIT_FRACTION = 0.9
-KILL_PASSES = 200
+KILL_PASSES = 20
+KILL_DEADLINE_S = 5.0
 
 
 def main() -> None:
@@ -523,31 +524,56 @@ def cpu_used(pid: int) -> float:
 
 
 def kill_every_process_of(uid: int) -> None:
-    """Fork a helper that becomes `uid` and kill(-1)s: the kernel then signals exactly that uid's processes."""
-    helper = os.fork()
-    if helper == 0:
-        try:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            for _ in range(KILL_PASSES):  # a fork bomb may fork between passes; SIGKILL wins quickly
-                try:
+    """Kill every live process of `uid`: a helper that becomes `uid` kill(-1)s, until /proc shows none.
+
+    The /proc check, not kill()'s ESRCH, decides when we are done: some kernels (gVisor) report success
+    with nothing left to signal, and zombies keep kill() succeeding until their reaper collects them.
+    """
+    deadline = time.monotonic() + KILL_DEADLINE_S
+    while live_processes(lambda owner: owner == uid) and time.monotonic() < deadline:
+        helper = os.fork()
+        if helper == 0:
+            try:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+                for _ in range(KILL_PASSES):  # a fork bomb may fork between passes; SIGKILL wins quickly
                     os.kill(-1, signal.SIGKILL)
-                except ProcessLookupError:
-                    break
-        finally:
-            os._exit(0)
-    os.waitpid(helper, 0)
+            finally:
+                os._exit(0)
+        os.waitpid(helper, 0)
+        reap_zombies()
 
 
 def kill_all_but_me() -> None:
     """In a private PID namespace: kill(-1) reaches every process except PID 1 (the reaper) and us."""
-    for _ in range(KILL_PASSES):
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            break
+    deadline = time.monotonic() + KILL_DEADLINE_S
+    me = os.getpid()
+    while live_processes(lambda owner: True, exclude=(1, me)) and time.monotonic() < deadline:
+        for _ in range(KILL_PASSES):
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                break
         reap_zombies()
+
+
+def live_processes(owner_matches, exclude: tuple = ()) -> list:
+    """Pids in /proc whose real uid matches and that are not zombies (exiting ones are still 'live')."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in exclude:
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as handle:
+                status = handle.read()
+        except OSError:
+            continue
+        state = status.split(b"State:", 1)[1].split()[0] if b"State:" in status else b"?"
+        uid = int(status.split(b"Uid:", 1)[1].split()[0]) if b"Uid:" in status else -1
+        if state not in (b"Z", b"X") and owner_matches(uid):
+            found.append(int(name))
+    return found
 
 
 def reap_zombies() -> None:

@@ -26,6 +26,7 @@ class LanguageSpec:
     artifacts: tuple[str, ...] = ()  # globs under /app the compile produces (cached, hashed, shared)
     memory_rlimit: str = "data"  # see sandboxes/inner/runner.py: "data" | "as" | "none"
     run_env: dict[str, str] = field(default_factory=dict)
+    heap_flag: str | None = None  # e.g. "-Xmx{}m": a managed heap sized to half the run's memory limit
     self_test: str = ""  # a tiny program printing SELF_TEST_OUTPUT (tests run every installed language)
 
     @property

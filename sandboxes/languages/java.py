@@ -9,7 +9,7 @@ ANY_CLASS = re.compile(r"\b(?:class|enum|record|interface)\s+(\w+)")
 MAIN_METHOD = re.compile(r"\bstatic\s+(?:public\s+)?void\s+main\s*\(")
 # Serial GC and one compiler thread: fewer JVM threads (they count against the process limit) and a
 # faster start; the heap cap keeps the JVM inside the sandbox's memory limit.
-JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss64m")
+JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1")
 
 
 @dataclass(frozen=True)
@@ -45,5 +45,6 @@ SPEC = JavaSpec(
     run_tool="java",
     apt_packages={"javac": "default-jdk-headless", "java": "default-jre-headless"},
     artifacts=("*.class",),
+    heap_flag="-Xmx{}m",
     self_test='public class Main { public static void main(String[] a) { System.out.println("surge self-test"); } }\n',
 )

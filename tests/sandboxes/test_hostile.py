@@ -1,0 +1,99 @@
+"""Hostile programs (tests/programs/*/): each contained with the right verdict, the host unaffected."""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from pipeline.records import Program, ProgramFile, RunResult, Verdict
+from tests.sandboxes.conftest import SMALL_LIMITS, host_processes_matching, run_one, sandbox_uid_processes
+
+PROGRAMS = Path(__file__).resolve().parent.parent / "programs"
+CASES = sorted(p for p in PROGRAMS.iterdir() if (p / "case.toml").is_file())
+ESCAPES = ["/usr/surge-escape", "/etc/surge-escape", "/surge-escape", "/root/surge-escape"]
+
+
+def load(case: Path) -> tuple[Program, dict]:
+    meta = tomllib.loads((case / "case.toml").read_text())
+    source = next(p for p in case.iterdir() if p.name.startswith("main."))
+    return Program(language=meta["language"], files=(ProgramFile(path=source.name, content=source.read_text()),)), meta
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_hostile_program_is_contained(backend: object, case: Path) -> None:
+    program, meta = load(case)
+    run_limits = SMALL_LIMITS.run.model_copy(update={"wall_s": meta.get("wall_s", SMALL_LIMITS.run.wall_s)})
+    result = run_one(backend, program, limits=SMALL_LIMITS.model_copy(update={"run": run_limits}))
+    assert result.verdict.value in meta["expected"], (result.verdict, result.run, result.compile)
+    check = meta.get("host_check")
+    if check:
+        HOST_CHECKS[check.split(":")[0]](backend, result, check.partition(":")[2])
+    assert not sandbox_uid_processes(backend), "a sandboxed process survived its phase"
+
+
+def no_sandbox_processes(backend: object, result: RunResult, _: str) -> None:
+    assert not sandbox_uid_processes(backend)
+    follow_up = run_one(backend, Program.single("python", "import os; os.fork() or print('fork ok')"))
+    assert follow_up.verdict is Verdict.OK and "fork ok" in follow_up.label
+
+
+def no_process(backend: object, result: RunResult, needle: str) -> None:
+    assert result.run.stdout == "parent done\n"
+    assert host_processes_matching(needle) == []
+
+
+def stdout_capped(backend: object, result: RunResult, _: str) -> None:
+    assert result.run.stdout_truncated and len(result.run.stdout.encode()) == 64 << 10
+
+
+def no_escape_files(backend: object, result: RunResult, _: str) -> None:
+    assert "WROTE" not in result.run.stdout and result.run.stdout.count("refused") == 5
+    assert not any(Path(p).exists() for p in ESCAPES)
+
+
+def no_secrets(backend: object, result: RunResult, _: str) -> None:
+    assert "READ" not in result.run.stdout and "LISTED" not in result.run.stdout, result.run.stdout
+
+
+def no_connection(backend: object, result: RunResult, _: str) -> None:
+    assert "CONNECTED" not in result.run.stdout and result.run.stdout.count("no network") == 2
+
+
+def replacement_chars(backend: object, result: RunResult, _: str) -> None:
+    assert result.run.stdout.startswith("ok \ufffd\ufffd\x00 bytes") and "\ufffd" in result.run.stderr
+
+
+def next_run_fine(backend: object, result: RunResult, _: str) -> None:
+    assert result.run.stdout == "deleted False\n"
+    follow_up = run_one(backend, Program.single("python", "print(open('/app/test.py').read()[:5])"))
+    assert follow_up.verdict is Verdict.OK and follow_up.label == "print\n"
+
+
+HOST_CHECKS = {f.__name__: f for f in (no_sandbox_processes, no_process, stdout_capped, no_escape_files, no_secrets,
+                                       no_connection, replacement_chars, next_run_fine)}  # fmt: skip
+
+
+def test_runs_cannot_read_each_others_files(backend: object) -> None:
+    writer = "open('/app/secret.txt', 'w').write('s3cret'); open('/tmp/secret', 'w').write('s3cret'); print('w')"
+    reader = "import os; print(sorted(os.listdir('/app')), [n for n in os.listdir('/tmp') if 'secret' in n])"
+    assert run_one(backend, Program.single("python", writer)).label == "w\n"
+    assert run_one(backend, Program.single("python", reader)).label == "['test.py'] []\n"
+
+
+def test_huge_argv_and_stdin(backend: object) -> None:
+    stdin = "".join(f"line {i}\n" for i in range(200_000))  # ~2.3 MB, far beyond a pipe's buffer
+    argv = tuple(f"arg{i}" for i in range(20_000))
+    source = "import sys, hashlib\nprint(len(sys.argv) - 1, hashlib.sha256(sys.stdin.buffer.read()).hexdigest())\n"
+    result = run_one(backend, Program.single("python", source, argv=argv, stdin=stdin))
+    assert result.verdict is Verdict.OK, result.run
+    assert result.label == f"20000 {hashlib.sha256(stdin.encode()).hexdigest()}\n"
+
+
+def test_peak_memory_is_the_programs_own(backend: object) -> None:
+    source = "x = bytearray(150 << 20)\nfor i in range(0, len(x), 4096): x[i] = 1\nprint('ok')\n"
+    result = run_one(backend, Program.single("python", source))
+    assert result.verdict is Verdict.OK
+    assert 150 << 10 <= result.run.max_rss_kib < 256 << 10  # the program's 150 MiB, not the test process's

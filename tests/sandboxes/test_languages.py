@@ -1,0 +1,87 @@
+"""Every language proves itself (DMOJ-style self-tests), skipping what this machine lacks, by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.records import ExecutionSetting, Language, Program, Verdict
+from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT, spec_for
+from sandboxes.profiles import get_profile
+from sandboxes.toolchains import find_tool
+from tests.sandboxes.conftest import run_one
+
+# Languages a machine set up with `make setup` may lack (not packaged by Debian 12).
+ALLOWED_MISSING = {Language.JULIA, Language.LEAN4}
+
+
+@pytest.mark.parametrize("language", list(REGISTRY), ids=lambda lang: lang.value)
+def test_every_language_runs_its_self_test(backend: object, language: Language) -> None:
+    spec = REGISTRY[language]
+    missing = [t for t in spec.tools(ExecutionSetting(), get_profile("default")) if find_tool(t) is None]
+    result = run_one(backend, Program.single(language, spec.self_test))
+    if missing:
+        assert language in ALLOWED_MISSING, f"{missing} should be installed by `make setup`"
+        assert result.verdict is Verdict.TOOLCHAIN_MISSING
+        assert missing[0] in result.run.detail and "install" in result.run.detail
+        return
+    assert result.verdict is Verdict.OK, (result.compile, result.run)
+    assert result.label.strip() == SELF_TEST_OUTPUT
+    assert result.provenance.backend == "bwrap"
+    assert all(version != "missing" for version in result.provenance.toolchain_versions.values())
+
+
+def test_missing_compiler_is_a_verdict_not_a_crash(backend: object) -> None:
+    setting = ExecutionSetting(compiler="clang++-7")  # no Debian 12 machine has it
+    result = run_one(backend, Program.single("cpp", "int main(){}"), setting=setting)
+    assert result.verdict is Verdict.TOOLCHAIN_MISSING
+    assert "clang++-7" in result.run.detail and "apt-get install clang-7" in result.run.detail
+
+
+@pytest.mark.parametrize("compiler", ["g++", "clang++", "clang++-14", "clang++-19"])
+def test_cpp_compilers_and_dr_setting(backend: object, compiler: str) -> None:
+    if find_tool(compiler) is None:
+        pytest.skip(f"needs `{compiler}` (install with `make setup`)")
+    source = "#include <cstdio>\nint main(){ int unused; std::printf(\"%d\\n\", 6 * 7); }\n"
+    setting = ExecutionSetting(compiler=compiler, standard="c++11", optimization="O2", extra_flags=("-Wall",))
+    program = Program.single("cpp", source, protocol="compile_then_run")
+    result = run_one(backend, program, setting=setting)
+    assert result.verdict is Verdict.OK
+    assert result.compile.command[:3] == (compiler, "-std=c++11", "-O2")
+    assert "unused" in result.compile.stderr  # -Wall warning: compile output comes first in a dr label
+    assert result.label.startswith(result.compile.stdout + result.compile.stderr)
+    assert result.label.endswith("42\n")
+
+
+def test_java_file_is_named_after_the_public_class_and_main_class_runs(backend: object) -> None:
+    source = (
+        "class Helper { static int twice(int x) { return 2 * x; } }\n"
+        "public class Greeter { public static void main(String[] args) {"
+        " System.out.println(Helper.twice(21) + args[0]); } }\n"
+    )
+    spec = spec_for("java")
+    program = Program.single("java", source, argv=("!",))
+    assert spec.placed_files(program)[0][0] == "Greeter.java"
+    result = run_one(backend, program)
+    assert result.verdict is Verdict.OK, result.compile
+    assert result.run.stdout == "42!\n"
+    assert result.run.command[-2:] == ("Greeter", "!")
+
+
+def test_argv_is_passed_without_a_shell_and_stdin_is_fed(backend: object) -> None:
+    source = "import sys\nprint(sys.argv[1:])\nprint(sys.stdin.read().upper())\n"
+    argv = ("two words", "$HOME", "a\nb", "*")
+    result = run_one(backend, Program.single("python", source, argv=argv, stdin="hello"))
+    assert result.run.stdout == "['two words', '$HOME', 'a\\nb', '*']\nHELLO\n"
+
+
+def test_repository_with_run_instruction(backend: object) -> None:
+    files = (
+        {"path": "main.cpp", "content": '#include "car.h"\n#include <cstdio>\nint main(){ std::printf("%d\\n", wheels()); }\n'},
+        {"path": "car.h", "content": "int wheels();\n"},
+        {"path": "src/car.cpp", "content": '#include "../car.h"\nint wheels(){ return 4; }\n'},
+    )
+    program = Program(language="cpp", files=files, run_instruction="g++ main.cpp src/car.cpp -o main\n./main")
+    result = run_one(backend, program)
+    assert result.verdict is Verdict.OK, result.run
+    assert result.compile is None and result.run.stdout == "4\n"
+    assert result.run.command == ("sh", "-c", program.run_instruction)

@@ -1,0 +1,91 @@
+"""What is recorded: labels, compile errors, determinism, cache hits, shared binaries, profiles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import ConfigurationError, SandboxUnavailable
+from pipeline.labels import compose_label
+from pipeline.records import ExecutionSetting, LabelProtocol, PhaseResult, Program, Verdict
+from sandboxes.profiles import get_profile
+from tests.sandboxes.conftest import request, run_one
+
+UNDECLARED = "int main() { return x; }\n"
+
+
+def test_compile_error_label_has_surge_prefix_and_ascii_quotes_under_surge_bg(backend: object) -> None:
+    program = Program.single("cpp", UNDECLARED, protocol="combined_with_prefix")
+    result = run_one(backend, program, profile="surge-bg")
+    assert result.verdict is Verdict.COMPILE_ERROR and result.run is None
+    assert result.label.startswith("Compilation Error: /app/test.cpp: In function 'int main()':")
+    assert "-std=c++11" in result.compile.command
+
+
+def test_gcc_quotes_follow_the_profile_locale(backend: object) -> None:
+    program = Program.single("cpp", UNDECLARED, protocol="combined_with_prefix")
+    utf8 = run_one(backend, program, profile="default")
+    assert "\u2018int main()\u2019" in utf8.compile.stderr
+    ascii_ = run_one(backend, program, profile="surge-bg")
+    assert "'int main()'" in ascii_.compile.stderr
+
+
+def test_runtime_signal_is_a_fact_not_label_text(backend: object) -> None:
+    source = '#include <cstdio>\nint main(){ std::puts("before"); std::fflush(stdout); int *p = nullptr; return *p; }\n'
+    result = run_one(backend, Program.single("cpp", source, protocol="compile_then_run"))
+    assert result.verdict is Verdict.SIGNAL and result.run.signal == "SIGSEGV"
+    assert result.label == "before\n"
+
+
+def test_determinism_flag(backend: object) -> None:
+    stable = run_one(backend, Program.single("python", "print(sum(range(10)))"), repeats=3)
+    assert stable.repeats == 3 and stable.distinct_outputs == 1 and stable.deterministic
+    changing = run_one(backend, Program.single("python", "import os; print(os.urandom(8).hex())"), repeats=3)
+    assert changing.repeats == 3 and changing.distinct_outputs == 3 and not changing.deterministic
+
+
+def test_compile_cache_hit_and_identical_binaries_run_once(tmp_path: Path, backend: object) -> None:
+    from sandboxes.backends.bwrap import BwrapBackend
+
+    source = '#include <cstdio>\nint main(){ std::puts("same"); return 0; }\n'
+    program = Program.single("cpp", source, protocol="compile_then_run")
+    settings = [ExecutionSetting.from_surge_key(k) for k in ("g++-C++11--O0", "g++-C++14--O0", "g++-C++11--O2")]
+    with BwrapBackend(cache_dir=tmp_path) as first:
+        results = list(first.run_batch([request(program, setting=s) for s in settings]))
+    assert [r.verdict for r in results] == [Verdict.OK] * 3
+    assert "shared run of identical binary" in results[1].run.detail  # -std changes nothing in this binary
+    assert all(r.label == "same\n" for r in results)
+    with BwrapBackend(cache_dir=tmp_path) as second:
+        again = next(iter(second.run_batch([request(program, setting=settings[2])])))
+    assert "compile cache hit" in again.compile.detail
+    assert again.label == "same\n" and again.run.verdict is Verdict.OK
+
+
+def test_compose_label_protocols() -> None:
+    warn = PhaseResult(stdout="", stderr="w: careful\n", verdict=Verdict.OK)
+    fail = PhaseResult(stderr="e: broken\n", exit_code=1, verdict=Verdict.COMPILE_ERROR)
+    run = PhaseResult(stdout="out\n", stderr="err\n", verdict=Verdict.OK)
+    assert compose_label(LabelProtocol.STDOUT, warn, run) == "out\n"
+    assert compose_label(LabelProtocol.COMPILE_THEN_RUN, warn, run) == "w: careful\nout\n"
+    assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, fail, None) == "Compilation Error: e: broken\n"
+    assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, warn, run) == "out\nerr\n"
+
+
+def test_unknown_profile_lists_the_names() -> None:
+    with pytest.raises(ConfigurationError) as error:
+        get_profile("nope")
+    assert "surge-bg" in error.value.hint
+
+
+def test_without_bwrap_the_backend_refuses_unless_unsafe(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandboxes import open_backend
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(SandboxUnavailable) as error:
+        open_backend("bwrap")
+    assert "apt-get install bubblewrap" in error.value.hint
+    with open_backend("bwrap", unsafe=True) as unsafe:
+        result = next(iter(unsafe.run_batch([request(Program.single("python", "print(7 * 6)"))])))
+    assert result.provenance.backend == "unsafe-local"
+    assert result.verdict is Verdict.OK and result.label == "42\n"
