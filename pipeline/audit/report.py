@@ -73,11 +73,13 @@ def _group(rows: Iterable[AuditRow], key: Any) -> dict[Any, list[AuditRow]]:
 def _figures(rows: Sequence[AuditRow]) -> dict[str, Any]:
     scores = [r.score for r in rows if r.score is not None]
     reproduced = sum(r.audit_class in REPRODUCED for r in rows)
+    ran = sum(r.audit_class is not AuditClass.NOT_RUN for r in rows)
     return {
         "counts": dict(Counter(r.audit_class.value for r in rows)),
         "labels": len(rows),
         "mean_score": _mean(scores),
-        "agreement": round(reproduced / len(rows), 4) if rows else None,
+        # share of the labels we could run that reproduce: a missing toolchain says nothing of a label
+        "agreement": round(reproduced / ran, 4) if ran else None,
         "refused": 0,
     }
 
@@ -227,7 +229,7 @@ def _class_table(groups: dict[str, dict[str, Any]]) -> str:
         ]
         for name, f in groups.items()
     ]
-    return _table(["group", "labels", *CLASS_ORDER, "refused", "mean score"], body)
+    return _table(["group", "labels", *(SHORT[c] for c in CLASS_ORDER), "refused", "mean score"], body)
 
 
 def _disagreements(rows: Sequence[AuditRow], limit: int = 200) -> str:
@@ -248,8 +250,12 @@ def render_html(summary: dict[str, Any], rows: Sequence[AuditRow], title: str = 
         f'<span><i class="swatch" style="background:{colour}"></i>{klass}</span>'
         for klass, colour in CLASS_COLOURS.items()
     )
-    agreement_subset = [(s, f["agreement"] or 0.0) for s, f in summary["by_subset"].items() if f["labels"]]
-    agreement_language = [(n, f["agreement"] or 0.0) for n, f in summary["by_language"].items()]
+    agreement_subset = [
+        (s, f["agreement"]) for s, f in summary["by_subset"].items() if f["agreement"] is not None
+    ]
+    agreement_language = [
+        (n, f["agreement"]) for n, f in summary["by_language"].items() if f["agreement"] is not None
+    ]
     profile_section = ""
     if summary.get("best_profile"):
         ranking = summary["best_profile"]["ranking"]
@@ -270,6 +276,8 @@ def render_html(summary: dict[str, Any], rows: Sequence[AuditRow], title: str = 
 profiles: {_esc(", ".join(summary["profiles"]) or "-")}.</p>
 <div class="legend">{legend}</div>
 <h2>Agreement</h2>
+<p>Share of the labels that ran (not-run labels excluded) reproduced exactly or after normalisation.
+Table columns: {_esc(", ".join(f"{SHORT[c]} = {c}" for c in CLASS_ORDER))}.</p>
 {bar_chart("share of labels reproduced, by subset", agreement_subset, max_value=1.0)}
 {bar_chart("share of labels reproduced, by subset/language", agreement_language, max_value=1.0)}
 <h2>Classes</h2>
@@ -277,7 +285,7 @@ profiles: {_esc(", ".join(summary["profiles"]) or "-")}.</p>
 {_class_table(summary["by_subset"])}
 {_class_table(summary["by_language"])}
 <h2>CPU time</h2>
-{cpu_histogram([r.cpu_s for r in rows if r.run_id])}
+{cpu_histogram([r.cpu_s for r in rows if r.audit_class is not AuditClass.NOT_RUN])}
 {profile_section}
 <h2>Answer leakage</h2><ul>{leaks or "<li>none</li>"}</ul>
 <h2>Refused records</h2><ul>{refusals or "<li>none</li>"}</ul>

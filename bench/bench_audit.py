@@ -1,0 +1,71 @@
+"""Audit bench: how fast released records are converted, and labels scored + classified (no sandbox).
+
+The baseline is the cheapest possible audit of the same labels, a plain `ours == gt` string compare,
+measured in the same run; the ratio says what the metrics, classes, diffs and leak scan cost on top.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pipeline.audit.convert import convert_all, load_dataset
+from pipeline.audit.plan import audit_row
+from pipeline.records import EnvironmentProfile, PhaseResult, Provenance, RunRequest, RunResult, Verdict
+
+SAMPLES = Path(
+    os.environ.get("SURGE_SAMPLES", Path(__file__).resolve().parents[2] / "shared" / "source-samples")
+)
+ROUNDS = 40
+PROFILE = EnvironmentProfile(name="bench")
+
+
+def result_for(request: RunRequest, label: str) -> RunResult:
+    return RunResult(
+        run_id=request.run_id, program_id=request.program.program_id, setting_id=request.setting.setting_id,
+        profile_id=PROFILE.profile_id, language=request.program.language, setting=request.setting,
+        run=PhaseResult(stdout=label, verdict=Verdict.OK), verdict=Verdict.OK, label=label,
+        provenance=Provenance(
+            backend="bench", profile=PROFILE.name, limits=request.limits, host="bench",
+            started_at=datetime.now(UTC), pipeline_version="0",
+        ),
+    )  # fmt: skip
+
+
+def run() -> dict[str, float]:
+    records = load_dataset(SAMPLES / "surge-released")
+    started = time.perf_counter()
+    for _ in range(ROUNDS):
+        conversions, _ = convert_all(records)
+    convert_s = time.perf_counter() - started
+
+    # Our "output": the label re-wrapped (so normalisation and a diff are exercised on every label).
+    results = [
+        result_for(
+            RunRequest(program=c.program, setting=c.setting, profile=PROFILE), c.record.gt.replace(" ", "\n")
+        )
+        for c in conversions
+    ]
+    started = time.perf_counter()
+    for _ in range(ROUNDS):
+        rows = [audit_row(c, PROFILE, r) for c, r in zip(conversions, results, strict=True)]
+    audit_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    for _ in range(ROUNDS):
+        same = [r.label == c.record.gt for c, r in zip(conversions, results, strict=True)]
+    baseline_s = max(time.perf_counter() - started, 1e-9)
+    assert len(rows) == len(same)
+    labels = ROUNDS * len(conversions)
+    return {
+        "audit_convert_records_per_s": labels / convert_s,
+        "audit_rows_per_s": labels / audit_s,
+        "audit_row_cost_vs_plain_compare": audit_s / baseline_s,
+    }
+
+
+if __name__ == "__main__":
+    for name, value in run().items():
+        print(f"{name:<40} {value:12.2f}")
