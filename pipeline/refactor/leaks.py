@@ -39,7 +39,9 @@ def find_leaks(source: str, language: Language, output: str | None = None) -> li
     """Leaks in `source`; with the program's `output`, also comments and strings that contain it."""
     leaks: list[Leak] = []
     printed = (output or "").strip()
-    for number, line in enumerate(source.splitlines(), start=1):
+    lines = source.splitlines()
+    leaks += _doctest_leaks(lines, printed)
+    for number, line in enumerate(lines, start=1):
         code, comment = split_comment(line, language)
         if comment and (_CLAIM.search(comment) and _has_value(comment) or _mentions(comment, printed)):
             leaks.append(Leak("comment", number, comment, cleanable=True))
@@ -54,10 +56,31 @@ def find_leaks(source: str, language: Language, output: str | None = None) -> li
     return leaks
 
 
+def _doctest_leaks(lines: list[str], printed: str) -> list[Leak]:
+    """A docstring or comment example (`>>> f(3.5)` then `0.5`) whose shown result is the printed output.
+
+    McEval prompts carry such examples, and the test a model picks is often one of them (seen on McEval
+    Python/3). Deleting the two example lines cannot change what the program prints.
+    """
+    if not printed:
+        return []
+    found = []
+    for index, line in enumerate(lines[:-1]):
+        if ">>>" in line and lines[index + 1].strip().strip("*/#").strip() == printed:
+            found.append(Leak("doctest", index + 1, line, cleanable=True))
+            found.append(Leak("doctest", index + 2, lines[index + 1], cleanable=True))
+    return found
+
+
 def clean_comments(source: str, language: Language, leaks: list[Leak]) -> str:
-    """Cut the leaking comments (whole-line comments disappear with their line)."""
+    """Cut the leaking comments (whole-line comments and doctest examples disappear with their line)."""
     lines = source.splitlines()
+    doctest_lines = {leak.line for leak in leaks if leak.kind == "doctest"}
+    # Bottom-up, so deleting a line never shifts the numbers of the lines still to handle.
     for number in sorted({leak.line for leak in leaks if leak.cleanable}, reverse=True):
+        if number in doctest_lines:
+            del lines[number - 1]
+            continue
         code, _ = split_comment(lines[number - 1], language)
         if code.strip():
             lines[number - 1] = code.rstrip()

@@ -36,6 +36,7 @@ class ReplayServer:
     def __init__(self, replies: list[Reply] | None = None) -> None:
         self.replies: list[Reply] = list(replies or [])
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str | None] = []  # the Authorization header of each request
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -81,6 +82,7 @@ class ReplayServer:
                     return
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                replay.authorizations.append(self.headers.get("Authorization"))
                 reply = replay._next_reply(body)
                 if reply is None:
                     self._send(500, {"error": {"message": "replay script exhausted"}})

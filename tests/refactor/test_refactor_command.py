@@ -71,3 +71,4 @@ def test_refactor_queues_candidates_keeps_failures_and_resumes(
     retried = queue.get(stubborn.item_id)
     assert retried.run is not None and retried.run.stdout == "8\n"
     assert [r["attempt"] for r in queue.rounds(stubborn.item_id)] == [1, 1, 2, 2, 2]
+    assert set(server.authorizations) == {"Bearer sk-test-not-secret"}
