@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 MINIMAL_IMAGES = ("surge/cpp:bookworm", "surge/python:bookworm")
+REPRO_IMAGES = ("surge/cpp:bullseye", "surge/python:bullseye")
 BUILD_TIMEOUT_S = 1800
 DEBIAN_MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
@@ -35,33 +36,43 @@ def image_present(tag: str) -> bool:
 
 @pytest.fixture(scope="session")
 def surge_images() -> Iterator[None]:
-    """The minimal images, built (incrementally) when missing."""
-    if not engine_running():
-        pytest.skip("needs a running Docker engine (`docker info` failed)")
-    if not all(image_present(tag) for tag in MINIMAL_IMAGES):
-        missing = build_prerequisite_missing()
-        if missing:
-            pytest.skip(f"the Docker images are not built and cannot be here ({missing}): run `make images`")
-        build = subprocess.run(
-            ["bash", str(REPO_ROOT / "dockerfiles" / "build.sh"), "--minimal", "bookworm"],
-            capture_output=True,
-            text=True,
-            timeout=BUILD_TIMEOUT_S,
-        )
-        assert build.returncode == 0, (
-            f"dockerfiles/build.sh --minimal failed:\n{build.stdout}\n{build.stderr}"
-        )
+    """The minimal images of profile "current" (bookworm), built (incrementally) when missing."""
+    ensure_images("bookworm", MINIMAL_IMAGES)
     yield
 
 
-def build_prerequisite_missing() -> str:
+@pytest.fixture(scope="session")
+def repro_images(surge_images: None) -> Iterator[None]:
+    """The minimal images of profile "surge-repro" (bullseye)."""
+    ensure_images("bullseye", REPRO_IMAGES)
+    yield
+
+
+def ensure_images(suite: str, tags: tuple[str, ...]) -> None:
+    if not engine_running():
+        pytest.skip("needs a running Docker engine (`docker info` failed)")
+    if all(image_present(tag) for tag in tags):
+        return
+    missing = build_prerequisite_missing(suite)
+    if missing:
+        pytest.skip(f"the Docker images are not built and cannot be here ({missing}): run `make images`")
+    build = subprocess.run(
+        ["bash", str(REPO_ROOT / "dockerfiles" / "build.sh"), "--minimal", suite],
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+    )
+    assert build.returncode == 0, f"build.sh --minimal {suite} failed:\n{build.stdout}\n{build.stderr}"
+
+
+def build_prerequisite_missing(suite: str) -> str:
     """Why build.sh cannot run here (environment, not our bug), or '' when it can."""
     if os.geteuid() != 0:
         return "debootstrap needs root"
     if shutil.which("debootstrap") is None:
         return "needs `debootstrap`"
     try:
-        urllib.request.urlopen(f"{DEBIAN_MIRROR}/dists/bookworm/Release", timeout=10).close()
+        urllib.request.urlopen(f"{DEBIAN_MIRROR}/dists/{suite}/Release", timeout=10).close()
     except OSError as error:
         return f"Debian's archive is unreachable: {error}"
     return ""
