@@ -1,4 +1,4 @@
-"""The leak guard on the shapes SURGE's released programs show (cl: `# Output: 4`; ml: `expected = "DDDBA"`)."""
+"""The leak guard on the shapes SURGE's released programs show (cl: `# Output: 4`, ml: `expected = ...`)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,10 @@ def test_asserts_expected_names_and_result_strings_cannot_be_cut() -> None:
 
 
 def test_a_doctest_example_showing_the_printed_result_is_removed() -> None:
-    source = 'def t(x):\n    """Decimal part.\n    >>> t(3.5)\n    0.5\n    """\n    return x % 1.0\n\nprint(t(3.5))\n'
+    source = (
+        'def t(x):\n    """Decimal part.\n    >>> t(3.5)\n    0.5\n    """\n    return x % 1.0\n\n'
+        "print(t(3.5))\n"
+    )
     found = find_leaks(source, Language.PYTHON, "0.5\n")
     assert [(leak.kind, leak.line) for leak in found] == [("doctest", 3), ("doctest", 4)]
     assert ">>>" not in clean_comments(source, Language.PYTHON, found)
