@@ -59,10 +59,23 @@ def audit_row(conversion: Conversion, profile: EnvironmentProfile, result: RunRe
         evidence=verdict.evidence,
         cpu_s=round(cpu_seconds(result), 6),
         distinct_outputs=result.distinct_outputs,
+        recorded_time_s=recorded_time(record.custom_features.get("time")),
         observed=result.label[:TEXT_CHARS],
         expected=record.gt[:TEXT_CHARS],
         leaks=tuple(find_leaks(_program_text(conversion), record.gt)),
     )
+
+
+def recorded_time(value: object) -> float | None:
+    """sc records store seconds as a float, tc as text: `"1.1037 seconds"`."""
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str) and value.strip():
+        try:
+            return float(value.split()[0])
+        except ValueError:
+            return None
+    return None
 
 
 def _program_text(conversion: Conversion) -> str:

@@ -208,6 +208,21 @@ def cpu_histogram(cpu_seconds: Sequence[float]) -> str:
     return bar_chart("CPU time per label (compile + run)", list(zip(labels, map(float, counts), strict=True)))
 
 
+def recorded_time_table(rows: Sequence[AuditRow]) -> str:
+    """sc/tc: our CPU seconds against the time SURGE recorded for the same script and command."""
+    timed = [r for r in rows if r.recorded_time_s is not None and r.audit_class is not AuditClass.NOT_RUN]
+    if not timed:
+        return ""
+    body = []
+    for subset, group in sorted(_group(timed, lambda r: r.subset).items()):
+        ours = sorted(r.cpu_s for r in group)
+        recorded = sorted(r.recorded_time_s or 0.0 for r in group)
+        body.append(
+            [subset, len(group), f"{ours[len(ours) // 2]:.3f}", f"{recorded[len(recorded) // 2]:.3f}"]
+        )
+    return _table(["subset", "labels", "median CPU s (ours)", "median recorded s (SURGE)"], body)
+
+
 def _fmt_s(seconds: float) -> str:
     return f"{seconds * 1000:g} ms" if seconds < 1 else f"{seconds:g} s"
 
@@ -286,6 +301,7 @@ Table columns: {_esc(", ".join(f"{SHORT[c]} = {c}" for c in CLASS_ORDER))}.</p>
 {_class_table(summary["by_language"])}
 <h2>CPU time</h2>
 {cpu_histogram([r.cpu_s for r in rows if r.audit_class is not AuditClass.NOT_RUN])}
+{recorded_time_table(rows)}
 {profile_section}
 <h2>Answer leakage</h2><ul>{leaks or "<li>none</li>"}</ul>
 <h2>Refused records</h2><ul>{refusals or "<li>none</li>"}</ul>

@@ -82,6 +82,10 @@ class AuditRow(Frozen):
     evidence: str = Field(default="", description="a short diff of gt against our output")
     cpu_s: float = Field(default=0.0, description="compile + run CPU seconds (user + system)")
     distinct_outputs: int = 1
+    recorded_time_s: float | None = Field(
+        default=None,
+        description="sc/tc: the run time SURGE recorded (custom_features.time), to compare with cpu_s",
+    )
     observed: str = Field(default="", description="our label, truncated")
     expected: str = Field(default="", description="the released gt, truncated")
     leaks: tuple[str, ...] = Field(default=(), description="program text that reveals the expected output")

@@ -23,6 +23,7 @@ PICKED = {
     "bg.json": [0],
     "dr.json": [2],
     "sc.json": [0],
+    "tc.json": [0],
     "fl.json": [0],
 }
 FAST_LIMITS = Limits(compile=PhaseLimits(cpu_s=30, wall_s=60), run=PhaseLimits(cpu_s=5, wall_s=10))
@@ -119,6 +120,17 @@ def test_sc_numpy_wrapping_is_a_normalisation(rows: dict[str, AuditRow]) -> None
         pytest.skip("numpy is not importable in the sandbox's python3")
     assert (row.audit_class, row.reason) == (AuditClass.NORMALISED, "line wrapping")
     assert (row.metric, row.score) == ("relative_absolute_error", 1.0)
+    assert row.recorded_time_s == pytest.approx(0.2254748)
+
+
+def test_tc_tsp_reproduced(rows: dict[str, AuditRow]) -> None:
+    row = rows["tc.json[0]:python"]
+    assert (row.audit_class, row.metric, row.score, row.recorded_time_s) == (
+        AuditClass.EXACT,
+        "exact_match",
+        1.0,
+        0.0,
+    )
 
 
 def test_lean_is_not_run(rows: dict[str, AuditRow]) -> None:

@@ -84,3 +84,11 @@ def test_html_report_is_self_contained() -> None:
     assert parser.links == []
     assert parser.tags.count("svg") >= 4  # agreement x2, classes, CPU time
     assert "cl.json[0]" in page and "# Output: 4" in page  # leak listed with its evidence
+
+
+def test_recorded_time_is_parsed_from_both_spellings() -> None:
+    from pipeline.audit.plan import recorded_time
+
+    assert recorded_time("1.1037 seconds") == 1.1037
+    assert recorded_time(0.25) == 0.25
+    assert recorded_time(None) is None and recorded_time("n/a") is None
