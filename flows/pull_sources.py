@@ -6,12 +6,16 @@ fails (no network, LFS objects missing) is reported with its hint and the others
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from flows.runtime import configure_prefect, task_runner
 
 configure_prefect()
+# Prefect creates its home without parents: in a fresh folder (no .surge/ yet) its ephemeral server
+# then cannot open its database and start-up times out after 2 minutes.
+Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 
 from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402
@@ -26,9 +30,14 @@ QUARANTINE_SHOWN = 20  # per source in the summary; all of them are in the quara
 
 
 @task(name="pull_source", cache_policy=NO_CACHE)
-def pull_one(name: str, cache_root: str, mirror: str | None, commit: str | None) -> PullOutcome:
+def pull_one(
+    name: str, cache_root: str, mirror: str | None, commit: str | None
+) -> PullOutcome | dict[str, str]:
     """Check out one source at its pinned (or the given) commit and read its items."""
-    return pull_source(get_source(name, commit), Path(cache_root), mirror)
+    try:
+        return pull_source(get_source(name, commit), Path(cache_root), mirror)
+    except SurgeError as error:  # expected failures (offline, LFS, bad mirror) are results, not tracebacks
+        return {"error": str(error), "hint": error.hint}
 
 
 def summarise(outcome: PullOutcome, new_items: int) -> dict[str, Any]:
@@ -48,16 +57,17 @@ def summarise(outcome: PullOutcome, new_items: int) -> dict[str, Any]:
 
 @flow(name="surge-pull", log_prints=False)
 def pull_sources(
-    names: list[str], cache_root: str, store_root: str, mirrors: dict[str, str], commit: str | None
+    names: list[str], cache_root: str, store_root: str, mirrors: dict[str, str], commits: dict[str, str]
 ) -> dict[str, dict[str, Any]]:
     store = Store(Path(store_root))
-    futures = {name: pull_one.submit(name, cache_root, mirrors.get(name), commit) for name in names}
+    futures = {
+        name: pull_one.submit(name, cache_root, mirrors.get(name), commits.get(name)) for name in names
+    }
     summary: dict[str, dict[str, Any]] = {}
     for name, future in futures.items():
-        try:
-            outcome = future.result()
-        except SurgeError as error:  # this source failed; say how to fix it, keep the others
-            summary[name] = {"error": str(error), "hint": error.hint}
+        outcome = future.result()
+        if isinstance(outcome, dict):  # this source failed; the summary says how to fix it, the others land
+            summary[name] = outcome
             continue
         summary[name] = summarise(outcome, write_outcome(store, outcome))
     return summary
@@ -68,8 +78,8 @@ def pull_flow(
     cache_root: Path,
     store_root: Path,
     mirrors: dict[str, str],
-    commit: str | None,
+    commits: dict[str, str],
     workers: int,
 ) -> dict[str, dict[str, Any]]:
     flow_with_pool = pull_sources.with_options(task_runner=task_runner(workers))
-    return flow_with_pool(names, str(cache_root), str(store_root), mirrors, commit)
+    return flow_with_pool(names, str(cache_root), str(store_root), mirrors, commits)

@@ -57,6 +57,7 @@ class PullRecord(Frozen):
     lfs_files: int = Field(default=0, description="Git LFS files fetched with `git lfs pull`")
     checkout: str = Field(description="the cache folder holding the checkout")
     pulled_at: datetime
+    duration_s: float = Field(default=0.0, description="checkout, LFS fetch and read, wall seconds")
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -163,8 +164,14 @@ def checkout_source(
     folder = (cache_root / source.name).resolve()
     repo = open_checkout(folder, url)
     sha = resolve_commit(repo, source, url)
-    repo.git.checkout("--detach", "--force", sha)
-    repo.git.clean("-ffdx")  # leftovers from an earlier revision must not become items
+    try:
+        repo.git.checkout("--detach", "--force", sha)
+        repo.git.clean("-ffdx")  # leftovers from an earlier revision must not become items
+    except git.GitCommandError as error:
+        raise SourceError(
+            f"cannot check out {sha} of {source.name} in {folder}: {git_message(error)}",
+            hint=f"remove the cached checkout (rm -r {folder}) and pull again",
+        ) from None
     return folder, sha, url, fetch_lfs_files(repo, folder, source)
 
 
@@ -172,6 +179,7 @@ def pull_source(
     source: Source, cache_root: Path = DEFAULT_CACHE, mirror: str | Path | None = None
 ) -> PullOutcome:
     """Check out a source at its pinned commit and read it: items, quarantined records and a pull record."""
+    started = time.perf_counter()
     folder, sha, url, lfs_files = checkout_source(source, cache_root, mirror)
     items: list[SourceItem] = []
     quarantined: list[QuarantinedRecord] = []
@@ -190,5 +198,6 @@ def pull_source(
         lfs_files=lfs_files,
         checkout=str(folder),
         pulled_at=datetime.now(UTC),
+        duration_s=round(time.perf_counter() - started, 3),
     )
     return PullOutcome(record=record, items=items, quarantined=quarantined)

@@ -25,7 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="clone from a local clone or file:// URL, not upstream (repeatable; SOURCE= if several)",
     )
     parser.add_argument(
-        "--commit", default=None, help="check out this revision instead of the pinned one (one source only)"
+        "--commit",
+        action="append",
+        default=[],
+        metavar="[SOURCE=]REV",
+        help="check out this revision instead of the pinned one (repeatable; SOURCE= if several)",
     )
     parser.add_argument(
         "--cache",
@@ -39,24 +43,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_argument(parser)
 
 
-def parse_mirrors(values: list[str], names: list[str], known: set[str]) -> dict[str, str]:
-    """'mceval=/srv/McEval' -> {'mceval': '/srv/McEval'}; a bare PATH|URL needs exactly one source."""
-    mirrors: dict[str, str] = {}
+def per_source(option: str, values: list[str], names: list[str], known: set[str]) -> dict[str, str]:
+    """'mceval=/srv/McEval' -> {'mceval': '/srv/McEval'}; a bare value needs exactly one source."""
+    chosen: dict[str, str] = {}
     for value in values:
         name, sep, target = value.partition("=")
         if sep and name in known:
             if name not in names:
                 raise ConfigurationError(
-                    f"--mirror {value}: {name} is not being pulled", hint=f"add {name} to SOURCE"
+                    f"{option} {value}: {name} is not being pulled", hint=f"add {name} to SOURCE"
                 )
-            mirrors[name] = target
+            chosen[name] = target
         elif len(names) == 1:
-            mirrors[names[0]] = value
+            chosen[names[0]] = value
         else:
             raise ConfigurationError(
-                f"--mirror {value} is ambiguous with {len(names)} sources", hint="write it as SOURCE=PATH|URL"
+                f"{option} {value} is ambiguous with {len(names)} sources",
+                hint=f"write it as {option} SOURCE=VALUE",
             )
-    return mirrors
+    return chosen
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
@@ -67,21 +72,18 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     names = list(dict.fromkeys(args.sources)) or list(SOURCES)
     for name in names:
         get_source(name)  # unknown names fail here, with the list of known ones
-    if args.commit and len(names) != 1:
-        raise ConfigurationError(
-            "--commit needs exactly one SOURCE", hint="e.g. surge pull mceval --commit <sha>"
-        )
-    mirrors = parse_mirrors(args.mirror, names, set(SOURCES))
+    mirrors = per_source("--mirror", args.mirror, names, set(SOURCES))
+    commits = per_source("--commit", args.commit, names, set(SOURCES))
     workers = min(len(names), args.workers or default_workers())
-    per_source = pull_flow(names, args.cache, args.store, mirrors, args.commit, workers)
-    failed = sorted(name for name, result in per_source.items() if "error" in result)
+    results = pull_flow(names, args.cache, args.store, mirrors, commits, workers)
+    failed = sorted(name for name, result in results.items() if "error" in result)
     summary: dict[str, Any] = {
-        "sources": per_source,
+        "sources": results,
         "store": str(args.store),
         "failed": failed,
         "exit_code": FAILED_SOURCE_EXIT_CODE if failed else 0,
     }
-    summary["_text"] = render(per_source, args.store)
+    summary["_text"] = render(results, args.store)
     return summary
 
 
