@@ -119,7 +119,7 @@ def docker_status() -> dict[str, Any]:
     try:
         version = client.version().get("Version", "")
         images = sorted(
-            f"{tag} {image.short_id} {image.labels.get('org.surge.packages', '')}".rstrip()
+            f"{tag} {image.short_id.removeprefix('sha256:')} {pinned_summary(image.labels)}".rstrip()
             for image in client.images.list(name=f"{IMAGE_REPOSITORY}/*")
             for tag in image.tags
         )
@@ -129,6 +129,12 @@ def docker_status() -> dict[str, Any]:
     if not any(tag.startswith(f"{IMAGE_REPOSITORY}/cpp:") for tag in images):
         status["hint"] = BUILD_HINT
     return status
+
+
+def pinned_summary(labels: dict[str, str], shown: int = 4) -> str:
+    """The first pinned packages of an image (labels written by dockerfiles/build.sh), for one line."""
+    pins = labels.get("org.surge.packages", "").split()
+    return " ".join(pins[:shown]) + (f" (+{len(pins) - shown} more)" if len(pins) > shown else "")
 
 
 @dataclass(frozen=True)
