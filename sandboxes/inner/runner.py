@@ -72,6 +72,7 @@ import resource
 import selectors
 import shutil
 import signal
+import subprocess
 import sys
 import time
 
@@ -94,6 +95,8 @@ OOM_MARKERS = (
 MEMORY_NEAR_LIMIT_FRACTION = 0.9
 KILL_PASSES = 20
 KILL_DEADLINE_S = 5.0
+# Below this the runner itself could not run under the phase's memory limit during a spawn.
+FAST_SPAWN_MIN_MEMORY_MIB = 64
 
 
 def main() -> None:
@@ -168,7 +171,7 @@ class Runner:
     # -- workspace ---------------------------------------------------------------------------------
 
     def reset(self, workdir: str) -> None:
-        self.kill_all()
+        # (every phase already ended with kill_all: nothing of the previous program is alive here)
         for directory in [workdir, *self.options.scratch]:
             clear_directory(directory)
             self.give_to_sandbox_user(directory, mode=0o1777 if directory != workdir else 0o755)
@@ -261,6 +264,43 @@ class Child:
 
     @classmethod
     def start(cls, executable, argv, env, cwd, limits, options, phase) -> Child:
+        memory_rlimit = phase.get("memory_rlimit", DEFAULT_MEMORY_RLIMIT)
+        if options.uid is not None and int(limits.get("memory_mib", 1024)) >= FAST_SPAWN_MIN_MEMORY_MIB:
+            return cls.spawn_fast(executable, argv, env, cwd, limits, options, memory_rlimit)
+        return cls.spawn_forked(executable, argv, env, cwd, limits, options, memory_rlimit)
+
+    @classmethod
+    def spawn_fast(cls, executable, argv, env, cwd, limits, options, memory_rlimit) -> Child:
+        """vfork+exec via subprocess (no Python in the child: ~1.5 ms instead of ~5 ms from a fork).
+
+        Only as root: the limits are set on the runner itself around the spawn (the child inherits them)
+        and restored afterwards, which needs CAP_SYS_RESOURCE. CPU is set on the child with prlimit
+        (the runner's own CPU time must not count) and also polled.
+        """
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        saved = apply_limits(limits, memory_rlimit, with_cpu=False, with_processes=True, soft_only=True)
+        try:
+            process = subprocess.Popen(
+                argv, executable=executable, stdin=in_r, stdout=out_w, stderr=err_w, cwd=cwd, env=env,
+                start_new_session=True, user=options.uid, group=options.gid, extra_groups=[], close_fds=True,
+            )  # fmt: skip
+        finally:
+            restore_limits(saved)
+            for fd in (in_r, out_w, err_w):
+                os.close(fd)
+        process.returncode = 0  # we reap it ourselves with wait4; keep Popen from ever waiting on it
+        # Clamp the hard limits too (so the program cannot raise its soft ones back), and add CPU.
+        try:
+            for which, value, hard in wanted_limits(limits, memory_rlimit, with_cpu=True, with_processes=True):
+                resource.prlimit(process.pid, which, (value, hard))
+        except OSError:
+            pass  # already gone
+        return cls(process.pid, in_w, out_r, err_r)
+
+    @classmethod
+    def spawn_forked(cls, executable, argv, env, cwd, limits, options, memory_rlimit) -> Child:
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -274,7 +314,7 @@ class Child:
                 os.dup2(in_r, 0)
                 os.dup2(out_w, 1)
                 os.dup2(err_w, 2)
-                prepare_child(cwd, limits, options, phase.get("memory_rlimit", DEFAULT_MEMORY_RLIMIT))
+                prepare_child(cwd, limits, options, memory_rlimit)
                 os.execve(executable, argv, env)
             except BaseException as error:  # noqa: BLE001  (report anything, then die)
                 try:
@@ -398,22 +438,52 @@ def prepare_child(cwd: str, limits: dict, options: argparse.Namespace, memory_rl
         except (OSError, ValueError):
             pass
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    cpu_s = max(1, math.ceil(float(limits.get("cpu_s", 10))))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
-    memory_bytes = int(limits.get("memory_mib", 1024)) << 20
-    if memory_rlimit == "as":
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    elif memory_rlimit == "data":
-        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
-    file_size = int(limits.get("file_size_bytes", 64 << 20))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    apply_limits(limits, memory_rlimit, with_cpu=True, with_processes=options.uid is not None)
     if options.uid is not None:
-        processes = int(limits.get("processes", 64))
-        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
         os.setgroups([])
         os.setgid(options.gid)
         os.setuid(options.uid)
+
+
+def cpu_seconds_limit(limits: dict) -> int:
+    return max(1, math.ceil(float(limits.get("cpu_s", 10))))
+
+
+def wanted_limits(limits: dict, memory_rlimit: str, with_cpu: bool, with_processes: bool) -> list:
+    """(resource, soft, hard) for a phase; CPU gets one second of grace between SIGXCPU and SIGKILL."""
+    memory_bytes = int(limits.get("memory_mib", 1024)) << 20
+    file_size = int(limits.get("file_size_bytes", 64 << 20))
+    wanted = [(resource.RLIMIT_FSIZE, file_size, file_size), (resource.RLIMIT_CORE, 0, 0)]
+    if memory_rlimit == "as":
+        wanted.append((resource.RLIMIT_AS, memory_bytes, memory_bytes))
+    elif memory_rlimit == "data":
+        wanted.append((resource.RLIMIT_DATA, memory_bytes, memory_bytes))
+    if with_cpu:
+        wanted.append((resource.RLIMIT_CPU, cpu_seconds_limit(limits), cpu_seconds_limit(limits) + 1))
+    if with_processes:
+        processes = int(limits.get("processes", 64))
+        wanted.append((resource.RLIMIT_NPROC, processes, processes))
+    return wanted
+
+
+def apply_limits(limits: dict, memory_rlimit: str, with_cpu: bool, with_processes: bool, soft_only: bool = False):
+    """Set the phase's rlimits on this process; return what to restore (soft_only keeps hard limits,
+    since some kernels, gVisor among them, never let even root raise a hard limit again)."""
+    saved = []
+    for which, soft, hard in wanted_limits(limits, memory_rlimit, with_cpu, with_processes):
+        previous = resource.getrlimit(which)
+        saved.append((which, previous))
+        if soft_only:
+            ceiling = previous[1]
+            resource.setrlimit(which, (soft if ceiling == resource.RLIM_INFINITY else min(soft, ceiling), ceiling))
+        else:
+            resource.setrlimit(which, (soft, hard))
+    return saved
+
+
+def restore_limits(saved: list) -> None:
+    for which, previous in reversed(saved):
+        resource.setrlimit(which, previous)
 
 
 def judge(argv: list, outcome: dict, limits: dict) -> dict:
@@ -559,19 +629,24 @@ def kill_all_but_me() -> None:
 
 
 def live_processes(owner_matches, exclude: tuple = ()) -> list:
-    """Pids in /proc whose real uid matches and that are not zombies (exiting ones are still 'live')."""
+    """Pids in /proc owned by a matching uid that are not zombies (exiting ones still count).
+
+    The owner of /proc/<pid> is the process's effective uid: one stat per process, and /proc/<pid>/status
+    is read only for the few that match.
+    """
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) in exclude:
             continue
         try:
+            if not owner_matches(os.stat(f"/proc/{name}").st_uid):
+                continue
             with open(f"/proc/{name}/status", "rb") as handle:
                 status = handle.read()
         except OSError:
             continue
         state = status.split(b"State:", 1)[1].split()[0] if b"State:" in status else b"?"
-        uid = int(status.split(b"Uid:", 1)[1].split()[0]) if b"Uid:" in status else -1
-        if state not in (b"Z", b"X") and owner_matches(uid):
+        if state not in (b"Z", b"X"):
             found.append(int(name))
     return found
 
