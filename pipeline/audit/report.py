@@ -281,6 +281,7 @@ def render_html(summary: dict[str, Any], rows: Sequence[AuditRow], title: str = 
                 [[r["profile"], r["reproduced"], r["labels"], r["mean_score"]] for r in ranking],
             )
             + f"<p>best: <b>{_esc(summary['best_profile']['profile'])}</b></p>"
+            + profile_matrix(rows)
         )
     leaks = "".join(f"<li>{_esc(r.location)}: {_esc('; '.join(r.leaks))}</li>" for r in _unique_leaks(rows))
     refusals = "".join(f"<li>{_esc(r['location'])}: {_esc(r['reason'])}</li>" for r in summary["refusals"])
@@ -309,6 +310,19 @@ Table columns: {_esc(", ".join(f"{SHORT[c]} = {c}" for c in CLASS_ORDER))}.</p>
 {_disagreements(rows)}
 </body></html>
 """
+
+
+def profile_matrix(rows: Sequence[AuditRow], limit: int = 500) -> str:
+    """One line per label, one column per profile: which environment reproduces which label."""
+    profiles = sorted({r.profile for r in rows})
+    cells: dict[str, dict[str, str]] = defaultdict(dict)
+    for row in rows:
+        cells[row.location][row.profile] = SHORT[row.audit_class.value]
+    body = [
+        [location, *(by_profile.get(p, "-") for p in profiles)]
+        for location, by_profile in sorted(cells.items())[:limit]
+    ]
+    return _table(["label", *profiles], body)
 
 
 def _unique_leaks(rows: Sequence[AuditRow]) -> list[AuditRow]:

@@ -84,6 +84,9 @@ def test_html_report_is_self_contained() -> None:
     assert parser.links == []
     assert parser.tags.count("svg") >= 4  # agreement x2, classes, CPU time
     assert "cl.json[0]" in page and "# Output: 4" in page  # leak listed with its evidence
+    # several profiles: a label x profile matrix of classes
+    assert "<th>label</th><th>new</th><th>old</th>" in page
+    assert "<td>cl.json[1]</td><td>MISMATCH</td><td>exact</td>" in page
 
 
 def test_recorded_time_is_parsed_from_both_spellings() -> None:
