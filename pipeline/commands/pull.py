@@ -16,7 +16,10 @@ FAILED_SOURCE_EXIT_CODE = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("sources", nargs="*", metavar="SOURCE", help="source names (default: all registered)")
+    from sources.registry import SOURCES  # light: the specs only, no git and no Prefect
+
+    names = ", ".join(SOURCES)
+    parser.add_argument("sources", nargs="*", metavar="SOURCE", help=f"default: all of {names}")
     parser.add_argument(
         "--mirror",
         action="append",
