@@ -37,7 +37,11 @@ def run() -> dict[str, float]:
     limits = Limits()
     with tempfile.TemporaryDirectory() as scratch, BwrapBackend(cache_dir=Path(scratch) / "cache") as backend:
         python_requests = [
-            RunRequest(program=Program.single("python", PYTHON_SOURCE, argv=(str(i),)), profile=profile, limits=limits)
+            RunRequest(
+                program=Program.single("python", PYTHON_SOURCE, argv=(str(i),)),
+                profile=profile,
+                limits=limits,
+            )
             for i in range(PROGRAMS)
         ]
         source = Path(scratch) / "p.py"
@@ -48,10 +52,14 @@ def run() -> dict[str, float]:
         (Path(scratch) / "c.c").write_text(C_SOURCE)
         subprocess.run(["gcc", str(Path(scratch) / "c.c"), "-o", str(binary)], check=True)
         c_bare = bare_seconds([str(binary)], PROGRAMS)
-        c_requests = [RunRequest(program=Program.single("c", C_SOURCE, stdin=str(i)), profile=profile, limits=limits)
-                      for i in range(PROGRAMS)]  # fmt: skip
+        c_requests = [
+            RunRequest(program=Program.single("c", C_SOURCE, stdin=str(i)), profile=profile, limits=limits)
+            for i in range(PROGRAMS)
+        ]
         settings = [ExecutionSetting(extra_flags=(f"-DN={i}",)) for i in range(4)]
-        compile_requests = [RunRequest(program=Program.single("c", C_SOURCE), profile=profile, setting=s) for s in settings]
+        compile_requests = [
+            RunRequest(program=Program.single("c", C_SOURCE), profile=profile, setting=s) for s in settings
+        ]
         started = time.perf_counter()
         list(backend.run_batch(compile_requests))
         cold = time.perf_counter() - started

@@ -66,12 +66,17 @@ class RunnerProcess:
     """One bwrap (or bare) process running sandboxes/inner/runner.py; JSON lines in and out."""
 
     def __init__(
-        self, argv: list[str], env: dict[str, str], uid_lock: Any | None, scratch: Path | None, uid: int | None
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        uid_lock: Any | None,
+        scratch: Path | None,
+        uid: int | None,
     ) -> None:
         self.uid = uid
         self.uid_lock = uid_lock
         self.scratch = scratch
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the runner)
         self.process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env, bufsize=0
         )
@@ -133,11 +138,14 @@ class BwrapBackend:
     def __init__(self, unsafe: bool = False, workers: int = 1, cache_dir: Path | str | None = None) -> None:
         self.bwrap = shutil.which("bwrap")
         if self.bwrap is None and not unsafe:
-            raise SandboxUnavailable("bubblewrap (bwrap) is not installed: refusing to run untrusted code",
-                                     hint=INSTALL_HINT)  # fmt: skip
+            raise SandboxUnavailable(
+                "bubblewrap (bwrap) is not installed: refusing to run untrusted code", hint=INSTALL_HINT
+            )
         if not Path(SANDBOX_PYTHON).is_file():
-            raise SandboxUnavailable(f"{SANDBOX_PYTHON} is missing: the in-sandbox runner needs it",
-                                     hint="apt-get install python3 (or make setup)")  # fmt: skip
+            raise SandboxUnavailable(
+                f"{SANDBOX_PYTHON} is missing: the in-sandbox runner needs it",
+                hint="apt-get install python3 (or make setup)",
+            )
         self.name = "bwrap" if self.bwrap else "unsafe-local"
         self.workers = max(1, workers)
         self.cache = CompileCache(cache_dir)
@@ -186,8 +194,10 @@ class BwrapBackend:
         missing = self.missing_tools(spec, request)
         if missing:
             tool = missing[0]
-            phase = PhaseResult(verdict=Verdict.TOOLCHAIN_MISSING,
-                                detail=f"`{tool}` is not installed: {spec.install_hint(tool)}")  # fmt: skip
+            phase = PhaseResult(
+                verdict=Verdict.TOOLCHAIN_MISSING,
+                detail=f"`{tool}` is not installed: {spec.install_hint(tool)}",
+            )
             return self.finish(request, None, [phase], started, spec)
         runner = self.acquire()
         try:
@@ -239,21 +249,40 @@ class BwrapBackend:
         if shared is not None:
             detail = f"shared run of identical binary {str(artifacts.get('digest'))[:12]}"
             return compile_phase, [to_phase(r, run_verdict(r), detail) for r in shared]
-        restore = [{"path": a["path"], "b64": a["b64"], "mode": a["mode"]} for a in artifacts.get("files", [])]
+        restore = [
+            {"path": a["path"], "b64": a["b64"], "mode": a["mode"]} for a in artifacts.get("files", [])
+        ]
         reset = cached is not None
         runs = self.run_job(runner, request, restore if reset else [], run, reset=reset, raw=True)
         self.memo.put(memo_key, runs)
         return compile_phase, [to_phase(r, run_verdict(r)) for r in runs]
 
     def compile(
-        self, runner: RunnerProcess, request: RunRequest, spec: LanguageSpec, files: list[dict[str, Any]],
-        argv: list[str], env: dict[str, str],
-    ) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
-        phase = {"name": "compile", "argv": self.localize(argv, runner), "env": self.localize_env(env, runner),
-                 "limits": request.limits.compile.model_dump(), "memory_rlimit": spec.memory_rlimit,
-                 "cwd": self.workdir(runner)}  # fmt: skip
-        job = {"id": request.run_id, "reset": True, "workdir": self.workdir(runner), "files": files,
-               "phases": [phase], "artifacts": list(spec.artifacts), "export": True}  # fmt: skip
+        self,
+        runner: RunnerProcess,
+        request: RunRequest,
+        spec: LanguageSpec,
+        files: list[dict[str, Any]],
+        argv: list[str],
+        env: dict[str, str],
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        phase = {
+            "name": "compile",
+            "argv": self.localize(argv, runner),
+            "env": self.localize_env(env, runner),
+            "limits": request.limits.compile.model_dump(),
+            "memory_rlimit": spec.memory_rlimit,
+            "cwd": self.workdir(runner),
+        }
+        job = {
+            "id": request.run_id,
+            "reset": True,
+            "workdir": self.workdir(runner),
+            "files": files,
+            "phases": [phase],
+            "artifacts": list(spec.artifacts),
+            "export": True,
+        }
         result = runner.call(job, timeout_s=request.limits.compile.wall_s + RUNNER_GRACE_S)
         compile_run = result["phases"][0]["runs"][0]
         compile_run["argv"] = argv  # record the command as the sandbox sees it
@@ -261,18 +290,38 @@ class BwrapBackend:
         return compile_run, artifacts
 
     def run_phase(self, request: RunRequest, spec: LanguageSpec, argv: list[str]) -> dict[str, Any]:
-        return {"name": "run", "argv": argv, "stdin": request.program.stdin, "repeat": request.repeats,
-                "env": sandbox_env(request.profile, spec.run_env), "limits": request.limits.run.model_dump(),
-                "memory_rlimit": spec.memory_rlimit}  # fmt: skip
+        return {
+            "name": "run",
+            "argv": argv,
+            "stdin": request.program.stdin,
+            "repeat": request.repeats,
+            "env": sandbox_env(request.profile, spec.run_env),
+            "limits": request.limits.run.model_dump(),
+            "memory_rlimit": spec.memory_rlimit,
+        }
 
     def run_job(
-        self, runner: RunnerProcess, request: RunRequest, files: list[dict[str, Any]], run: dict[str, Any],
-        reset: bool = True, raw: bool = False,
-    ) -> list[Any]:  # fmt: skip
-        phase = {**run, "argv": self.localize(run["argv"], runner), "env": self.localize_env(run["env"], runner),
-                 "cwd": self.workdir(runner)}  # fmt: skip
-        job = {"id": request.run_id, "reset": reset, "workdir": self.workdir(runner), "files": files,
-               "phases": [phase]}  # fmt: skip
+        self,
+        runner: RunnerProcess,
+        request: RunRequest,
+        files: list[dict[str, Any]],
+        run: dict[str, Any],
+        reset: bool = True,
+        raw: bool = False,
+    ) -> list[Any]:
+        phase = {
+            **run,
+            "argv": self.localize(run["argv"], runner),
+            "env": self.localize_env(run["env"], runner),
+            "cwd": self.workdir(runner),
+        }
+        job = {
+            "id": request.run_id,
+            "reset": reset,
+            "workdir": self.workdir(runner),
+            "files": files,
+            "phases": [phase],
+        }
         timeout_s = request.limits.run.wall_s * request.repeats + RUNNER_GRACE_S
         runs = runner.call(job, timeout_s)["phases"][0]["runs"]
         for one in runs:
@@ -280,10 +329,15 @@ class BwrapBackend:
         return runs if raw else [to_phase(r, run_verdict(r)) for r in runs]
 
     def finish(
-        self, request: RunRequest, compile_phase: PhaseResult | None, runs: list[PhaseResult], started: datetime,
+        self,
+        request: RunRequest,
+        compile_phase: PhaseResult | None,
+        runs: list[PhaseResult],
+        started: datetime,
         spec: LanguageSpec,
-    ) -> RunResult:  # fmt: skip
+    ) -> RunResult:
         run = runs[0] if runs else None
+        verdict: Verdict
         if compile_phase is not None and compile_phase.verdict is not Verdict.OK:
             verdict = compile_phase.verdict
         else:
@@ -305,9 +359,14 @@ class BwrapBackend:
             distinct_outputs=max(1, len({r.stdout for r in runs})),
             origin=dict(request.program.origin),
             provenance=Provenance(
-                backend=self.name, profile=request.profile.name, toolchain_versions=versions,
-                limits=request.limits, host=self.host, started_at=started, pipeline_version=self.pipeline_version,
-            ),  # fmt: skip
+                backend=self.name,
+                profile=request.profile.name,
+                toolchain_versions=versions,
+                limits=request.limits,
+                host=self.host,
+                started_at=started,
+                pipeline_version=self.pipeline_version,
+            ),
         )
 
     # -- runner processes ----------------------------------------------------------------------
@@ -328,8 +387,20 @@ class BwrapBackend:
         runner_args = ["--uid", str(uid)] if uid is not None else ["--kill", "all-in-namespace"]
         if self.bwrap is None:
             return self.start_unsafe(uid, lock)
-        argv = [self.bwrap, *bwrap_mounts(), *bwrap_namespaces(as_root=uid is not None), "--chdir", WORKDIR,
-                SANDBOX_PYTHON, "-I", "-S", f"{RUNNER_MOUNT}/runner.py", "--scratch", "/tmp", *runner_args]  # fmt: skip
+        argv = [
+            self.bwrap,
+            *bwrap_mounts(),
+            *bwrap_namespaces(as_root=uid is not None),
+            "--chdir",
+            WORKDIR,
+            SANDBOX_PYTHON,
+            "-I",
+            "-S",
+            f"{RUNNER_MOUNT}/runner.py",
+            "--scratch",
+            "/tmp",
+            *runner_args,
+        ]
         return RunnerProcess(argv, sandbox_env_for_runner(), lock, None, uid)
 
     def start_unsafe(self, uid: int | None, lock: Any | None) -> RunnerProcess:
@@ -351,7 +422,7 @@ class BwrapBackend:
         if runner.scratch is None:
             return argv
         app = self.workdir(runner)
-        return [app + arg[len(WORKDIR):] if arg.startswith(WORKDIR) else arg for arg in argv]
+        return [app + arg[len(WORKDIR) :] if arg.startswith(WORKDIR) else arg for arg in argv]
 
     def localize_env(self, env: dict[str, str], runner: RunnerProcess) -> dict[str, str]:
         if runner.scratch is None:
@@ -372,7 +443,20 @@ def bwrap_mounts() -> list[str]:
         if os.path.exists(secret):
             args += ["--ro-bind", "/dev/null", secret]
     size = str(SCRATCH_MIB << 20)
-    args += ["--dev", "/dev", "--proc", "/proc", "--size", size, "--tmpfs", "/app", "--size", size, "--tmpfs", "/tmp"]
+    args += [
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--size",
+        size,
+        "--tmpfs",
+        "/app",
+        "--size",
+        size,
+        "--tmpfs",
+        "/tmp",
+    ]
     args += ["--ro-bind", str(RUNNER_DIR), RUNNER_MOUNT]
     return args
 
@@ -436,12 +520,20 @@ def compile_verdict(run: dict[str, Any]) -> Verdict:
 def to_phase(run: dict[str, Any], verdict: Verdict, note: str = "") -> PhaseResult:
     detail = "; ".join(part for part in (run.get("detail", ""), note) if part)
     return PhaseResult(
-        command=tuple(run["argv"]), stdout=run["stdout"], stderr=run["stderr"],
-        stdout_truncated=run["stdout_truncated"], stderr_truncated=run["stderr_truncated"],
-        exit_code=run["exit_code"], signal=run["signal"], cpu_user_s=run["cpu_user_s"],
-        cpu_sys_s=run["cpu_sys_s"], wall_s=run["wall_s"], max_rss_kib=run["max_rss_kib"], verdict=verdict,
+        command=tuple(run["argv"]),
+        stdout=run["stdout"],
+        stderr=run["stderr"],
+        stdout_truncated=run["stdout_truncated"],
+        stderr_truncated=run["stderr_truncated"],
+        exit_code=run["exit_code"],
+        signal=run["signal"],
+        cpu_user_s=run["cpu_user_s"],
+        cpu_sys_s=run["cpu_sys_s"],
+        wall_s=run["wall_s"],
+        max_rss_kib=run["max_rss_kib"],
+        verdict=verdict,
         detail=detail,
-    )  # fmt: skip
+    )
 
 
 def limits_dict(limits: PhaseLimits) -> dict[str, Any]:

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import errno
 import fnmatch
 import hashlib
@@ -248,10 +249,8 @@ class Runner:
         elif mode == "all-in-namespace":
             kill_all_but_me()
         elif group is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(group, signal.SIGKILL)
-            except OSError:
-                pass
         reap_zombies()
 
 
@@ -260,7 +259,7 @@ class Child:
 
     def __init__(self, pid: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> None:
         self.pid = pid
-        self.fds = {"stdin": stdin_fd, "stdout": stdout_fd, "stderr": stderr_fd}
+        self.fds: dict[str, int | None] = {"stdin": stdin_fd, "stdout": stdout_fd, "stderr": stderr_fd}
 
     @classmethod
     def start(cls, executable, argv, env, cwd, limits, options, phase) -> Child:
@@ -283,9 +282,19 @@ class Child:
         saved = apply_limits(limits, memory_rlimit, with_cpu=False, with_processes=True, soft_only=True)
         try:
             process = subprocess.Popen(
-                argv, executable=executable, stdin=in_r, stdout=out_w, stderr=err_w, cwd=cwd, env=env,
-                start_new_session=True, user=options.uid, group=options.gid, extra_groups=[], close_fds=True,
-            )  # fmt: skip
+                argv,
+                executable=executable,
+                stdin=in_r,
+                stdout=out_w,
+                stderr=err_w,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                user=options.uid,
+                group=options.gid,
+                extra_groups=[],
+                close_fds=True,
+            )
         finally:
             restore_limits(saved)
             for fd in (in_r, out_w, err_w):
@@ -293,7 +302,9 @@ class Child:
         process.returncode = 0  # we reap it ourselves with wait4; keep Popen from ever waiting on it
         # Clamp the hard limits too (so the program cannot raise its soft ones back), and add CPU.
         try:
-            for which, value, hard in wanted_limits(limits, memory_rlimit, with_cpu=True, with_processes=True):
+            for which, value, hard in wanted_limits(
+                limits, memory_rlimit, with_cpu=True, with_processes=True
+            ):
                 resource.prlimit(process.pid, which, (value, hard))
         except OSError:
             pass  # already gone
@@ -343,12 +354,12 @@ class Child:
         if pidfd is not None:
             selector.register(pidfd, selectors.EVENT_READ, "exit")
         for name in ("stdout", "stderr"):
-            os.set_blocking(self.fds[name], False)
-            selector.register(self.fds[name], selectors.EVENT_READ, name)
+            os.set_blocking(self.fd(name), False)
+            selector.register(self.fd(name), selectors.EVENT_READ, name)
         pending = memoryview(stdin_bytes)
         if pending:
-            os.set_blocking(self.fds["stdin"], False)
-            selector.register(self.fds["stdin"], selectors.EVENT_WRITE, "stdin")
+            os.set_blocking(self.fd("stdin"), False)
+            selector.register(self.fd("stdin"), selectors.EVENT_WRITE, "stdin")
         else:
             self.close_fd("stdin")
         killed_for = None
@@ -414,13 +425,16 @@ class Child:
             "killed_for": killed_for,
         }
 
+    def fd(self, name: str) -> int:
+        fd = self.fds[name]
+        assert fd is not None, f"{name} already closed"
+        return fd
+
     def close_fd(self, name: str) -> None:
         fd = self.fds.get(name)
         if fd is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
             self.fds[name] = None
 
     def close(self) -> None:
@@ -466,7 +480,9 @@ def wanted_limits(limits: dict, memory_rlimit: str, with_cpu: bool, with_process
     return wanted
 
 
-def apply_limits(limits: dict, memory_rlimit: str, with_cpu: bool, with_processes: bool, soft_only: bool = False):
+def apply_limits(
+    limits: dict, memory_rlimit: str, with_cpu: bool, with_processes: bool, soft_only: bool = False
+):
     """Set the phase's rlimits on this process; return what to restore (soft_only keeps hard limits,
     since some kernels, gVisor among them, never let even root raise a hard limit again)."""
     saved = []
@@ -475,7 +491,9 @@ def apply_limits(limits: dict, memory_rlimit: str, with_cpu: bool, with_processe
         saved.append((which, previous))
         if soft_only:
             ceiling = previous[1]
-            resource.setrlimit(which, (soft if ceiling == resource.RLIM_INFINITY else min(soft, ceiling), ceiling))
+            resource.setrlimit(
+                which, (soft if ceiling == resource.RLIM_INFINITY else min(soft, ceiling), ceiling)
+            )
         else:
             resource.setrlimit(which, (soft, hard))
     return saved
@@ -499,7 +517,9 @@ def judge(argv: list, outcome: dict, limits: dict) -> dict:
     killed_for = outcome["killed_for"]
     if killed_for:
         status, detail = killed_for, describe_kill(killed_for, limits)
-    elif signal_number in (signal.SIGXCPU,) or (signal_number == signal.SIGKILL and cpu >= float(limits.get("cpu_s", 10))):
+    elif signal_number in (signal.SIGXCPU,) or (
+        signal_number == signal.SIGKILL and cpu >= float(limits.get("cpu_s", 10))
+    ):
         status, detail = "cpu_time_limit", describe_kill("cpu_time_limit", limits)
     elif signal_number == signal.SIGXFSZ:
         status, detail = "output_limit", f"a file grew past {limits.get('file_size_bytes')} bytes"
@@ -540,10 +560,20 @@ def describe_kill(reason: str, limits: dict) -> str:
 
 def failed_run(argv: list, status: str, detail: str) -> dict:
     return {
-        "argv": argv, "stdout": "", "stderr": "", "stdout_truncated": False, "stderr_truncated": False,
-        "exit_code": None, "signal": None, "cpu_user_s": 0.0, "cpu_sys_s": 0.0, "wall_s": 0.0,
-        "max_rss_kib": 0, "status": status, "detail": detail,
-    }  # fmt: skip
+        "argv": argv,
+        "stdout": "",
+        "stderr": "",
+        "stdout_truncated": False,
+        "stderr_truncated": False,
+        "exit_code": None,
+        "signal": None,
+        "cpu_user_s": 0.0,
+        "cpu_sys_s": 0.0,
+        "wall_s": 0.0,
+        "max_rss_kib": 0,
+        "status": status,
+        "detail": detail,
+    }
 
 
 def signal_label(number: int | None) -> str | None:
@@ -576,10 +606,8 @@ def wait(pid: int):
 
 def kill_group(pid: int) -> None:
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
+        with contextlib.suppress(OSError):
             target()
-        except OSError:
-            pass
 
 
 def cpu_used(pid: int) -> float:
@@ -671,7 +699,7 @@ def read_some(fd: int) -> bytes | None:
 
 
 def read_all(fd: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         chunk = os.read(fd, READ_CHUNK_BYTES)
         if not chunk:
@@ -718,10 +746,8 @@ def make_writable(directory: str) -> None:
     # A program may chmod 000 its own directories; as their owner we can always undo it.
     for root, dirs, _ in os.walk(directory):
         for name in dirs:
-            try:
+            with contextlib.suppress(OSError):
                 os.chmod(os.path.join(root, name), 0o755)
-            except OSError:
-                pass
 
 
 def collect_artifacts(workdir: str, patterns: list, export: bool) -> dict:
@@ -738,8 +764,12 @@ def collect_artifacts(workdir: str, patterns: list, export: bool) -> dict:
         path = os.path.join(workdir, relative)
         with open(path, "rb") as handle:
             data = handle.read()
-        entry = {"path": relative, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data),
-                 "mode": os.stat(path).st_mode & 0o777}  # fmt: skip
+        entry = {
+            "path": relative,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "size": len(data),
+            "mode": os.stat(path).st_mode & 0o777,
+        }
         if export:
             entry["b64"] = base64.b64encode(data).decode("ascii")
         files.append(entry)

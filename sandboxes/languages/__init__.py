@@ -9,9 +9,18 @@ from sandboxes.languages.base import WORKDIR, LanguageSpec
 
 REGISTRY: dict[Language, LanguageSpec] = {
     spec.language: spec
-    for spec in (c.SPEC, cpp.SPEC, csharp.SPEC, java.SPEC, rust.SPEC, python.SPEC, javascript.SPEC, julia.SPEC,
-                 lean4.SPEC)
-}  # fmt: skip
+    for spec in (
+        c.SPEC,
+        cpp.SPEC,
+        csharp.SPEC,
+        java.SPEC,
+        rust.SPEC,
+        python.SPEC,
+        javascript.SPEC,
+        julia.SPEC,
+        lean4.SPEC,
+    )
+}
 
 SELF_TEST_OUTPUT = "surge self-test"
 
@@ -23,4 +32,6 @@ def spec_for(language: Language | str) -> LanguageSpec:
         return REGISTRY[Language(language)]
     except (KeyError, ValueError):
         known = ", ".join(lang.value for lang in REGISTRY)
-        raise ConfigurationError(f"no sandbox spec for language {language!r}", hint=f"known: {known}") from None
+        raise ConfigurationError(
+            f"no sandbox spec for language {language!r}", hint=f"known: {known}"
+        ) from None

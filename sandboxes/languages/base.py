@@ -50,7 +50,7 @@ class LanguageSpec:
     # -- tools ---------------------------------------------------------------------------------
 
     def tool(self, setting: ExecutionSetting, profile: EnvironmentProfile) -> str:
-        """The compiler/interpreter: the setting's, else the profile's, else ours; a profile may remap names."""
+        """The compiler or interpreter: the setting's, else the profile's, else ours (profiles may remap)."""
         chosen = setting.compiler or profile.toolchains.get(self.language.value) or self.default_tool
         return profile.toolchains.get(chosen, chosen)
 
@@ -64,14 +64,18 @@ class LanguageSpec:
         package = self.apt_packages.get(tool)
         if package is None and tool.startswith("clang++-"):
             package = "clang-" + tool.removeprefix("clang++-")  # Debian: clang++-19 comes with clang-19
-        package = package or self.apt_packages.get(tool.split("-")[0]) or next(iter(self.apt_packages.values()))
+        package = (
+            package or self.apt_packages.get(tool.split("-")[0]) or next(iter(self.apt_packages.values()))
+        )
         if " " in package:  # not packaged by Debian: the spec says where it comes from
             return package
         return f"apt-get install {package} (or `make setup`)"
 
     # -- commands ------------------------------------------------------------------------------
 
-    def compile_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+    def compile_argv(
+        self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile
+    ) -> list[str]:
         raise NotImplementedError(f"{self.language.value} is not compiled")
 
     def run_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
@@ -91,14 +95,24 @@ class NativeSpec(LanguageSpec):
         placed = [name for name, _ in self.placed_files(program) if name.endswith(self.extensions)]
         return [f"{WORKDIR}/{name}" for name in placed] or [self.entry_path(program)]
 
-    def compile_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
-        standard = setting.standard or profile.toolchains.get(f"{self.language.value}-std") or self.default_standard
+    def compile_argv(
+        self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile
+    ) -> list[str]:
+        standard = (
+            setting.standard or profile.toolchains.get(f"{self.language.value}-std") or self.default_standard
+        )
         argv = [self.tool(setting, profile)]
         if standard:
             argv.append(self.std_flag.format(standard))
         if setting.optimization:
             argv.append(self.optimization_flag(setting.optimization))
-        argv += [*setting.extra_flags, *self.sources(program), "-o", f"{WORKDIR}/{self.binary}", *self.link_flags]
+        argv += [
+            *setting.extra_flags,
+            *self.sources(program),
+            "-o",
+            f"{WORKDIR}/{self.binary}",
+            *self.link_flags,
+        ]
         return argv
 
     def optimization_flag(self, level: str) -> str:

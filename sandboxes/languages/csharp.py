@@ -8,10 +8,18 @@ from sandboxes.languages.base import WORKDIR, LanguageSpec
 class MonoSpec(LanguageSpec):
     """`mcs /app/test.cs -out:/app/test.exe`, then `mono /app/test.exe` (SURGE's ml C# labels match Mono)."""
 
-    def compile_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+    def compile_argv(
+        self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile
+    ) -> list[str]:
         sources = [f"{WORKDIR}/{name}" for name, _ in self.placed_files(program) if name.endswith(".cs")]
         optimize = ["-optimize+"] if setting.optimization not in (None, "O0") else []
-        return [self.tool(setting, profile), *optimize, *setting.extra_flags, *sources, f"-out:{WORKDIR}/test.exe"]
+        return [
+            self.tool(setting, profile),
+            *optimize,
+            *setting.extra_flags,
+            *sources,
+            f"-out:{WORKDIR}/test.exe",
+        ]
 
     def run_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
         return [profile.toolchains.get("mono", "mono"), f"{WORKDIR}/test.exe", *program.argv]

@@ -4,7 +4,9 @@ from dataclasses import dataclass
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
 from sandboxes.languages.base import WORKDIR, LanguageSpec
 
-PUBLIC_CLASS = re.compile(r"public\s+(?:(?:final|abstract|static)\s+)*(?:class|enum|record|interface)\s+(\w+)")
+PUBLIC_CLASS = re.compile(
+    r"public\s+(?:(?:final|abstract|static)\s+)*(?:class|enum|record|interface)\s+(\w+)"
+)
 ANY_CLASS = re.compile(r"\b(?:class|enum|record|interface)\s+(\w+)")
 MAIN_METHOD = re.compile(r"\bstatic\s+(?:public\s+)?void\s+main\s*\(")
 # Serial GC and one compiler thread: fewer JVM threads (they count against the process limit) and a
@@ -28,9 +30,18 @@ class JavaSpec(LanguageSpec):
         declared = [m for m in ANY_CLASS.finditer(source) if main is None or m.start() < main.start()]
         return declared[-1][1] if declared else "Main"
 
-    def compile_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
+    def compile_argv(
+        self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile
+    ) -> list[str]:
         sources = [f"{WORKDIR}/{name}" for name, _ in self.placed_files(program) if name.endswith(".java")]
-        return [self.tool(setting, profile), "-J-XX:+UseSerialGC", "-encoding", "UTF-8", *setting.extra_flags, *sources]
+        return [
+            self.tool(setting, profile),
+            "-J-XX:+UseSerialGC",
+            "-encoding",
+            "UTF-8",
+            *setting.extra_flags,
+            *sources,
+        ]
 
     def run_argv(self, program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> list[str]:
         java = profile.toolchains.get("java", "java")
@@ -46,5 +57,9 @@ SPEC = JavaSpec(
     apt_packages={"javac": "default-jdk-headless", "java": "default-jre-headless"},
     artifacts=("*.class",),
     heap_flag="-Xmx{}m",
-    self_test='public class Main { public static void main(String[] a) { System.out.println("surge self-test"); } }\n',
+    self_test=(
+        "public class Main {\n"
+        '  public static void main(String[] a) { System.out.println("surge self-test"); }\n'
+        "}\n"
+    ),
 )

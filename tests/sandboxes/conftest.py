@@ -14,7 +14,9 @@ from tests.conftest import require_tool
 
 SMALL_LIMITS = Limits(
     compile=PhaseLimits(cpu_s=20, wall_s=40, memory_mib=2048),
-    run=PhaseLimits(cpu_s=1, wall_s=2, memory_mib=256, processes=64, output_bytes=64 << 10, file_size_bytes=1 << 20),
+    run=PhaseLimits(
+        cpu_s=1, wall_s=2, memory_mib=256, processes=64, output_bytes=64 << 10, file_size_bytes=1 << 20
+    ),
 )
 
 

@@ -19,7 +19,9 @@ ESCAPES = ["/usr/surge-escape", "/etc/surge-escape", "/surge-escape", "/root/sur
 def load(case: Path) -> tuple[Program, dict]:
     meta = tomllib.loads((case / "case.toml").read_text())
     source = next(p for p in case.iterdir() if p.name.startswith("main."))
-    return Program(language=meta["language"], files=(ProgramFile(path=source.name, content=source.read_text()),)), meta
+    return Program(
+        language=meta["language"], files=(ProgramFile(path=source.name, content=source.read_text()),)
+    ), meta
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
@@ -72,12 +74,25 @@ def next_run_fine(backend: object, result: RunResult, _: str) -> None:
     assert follow_up.verdict is Verdict.OK and follow_up.label == "print\n"
 
 
-HOST_CHECKS = {f.__name__: f for f in (no_sandbox_processes, no_process, stdout_capped, no_escape_files, no_secrets,
-                                       no_connection, replacement_chars, next_run_fine)}  # fmt: skip
+HOST_CHECKS = {
+    f.__name__: f
+    for f in (
+        no_sandbox_processes,
+        no_process,
+        stdout_capped,
+        no_escape_files,
+        no_secrets,
+        no_connection,
+        replacement_chars,
+        next_run_fine,
+    )
+}
 
 
 def test_runs_cannot_read_each_others_files(backend: object) -> None:
-    writer = "open('/app/secret.txt', 'w').write('s3cret'); open('/tmp/secret', 'w').write('s3cret'); print('w')"
+    writer = (
+        "open('/app/secret.txt', 'w').write('s3cret'); open('/tmp/secret', 'w').write('s3cret'); print('w')"
+    )
     reader = "import os; print(sorted(os.listdir('/app')), [n for n in os.listdir('/tmp') if 'secret' in n])"
     assert run_one(backend, Program.single("python", writer)).label == "w\n"
     assert run_one(backend, Program.single("python", reader)).label == "['test.py'] []\n"
@@ -86,7 +101,9 @@ def test_runs_cannot_read_each_others_files(backend: object) -> None:
 def test_huge_argv_and_stdin(backend: object) -> None:
     stdin = "".join(f"line {i}\n" for i in range(200_000))  # ~2.3 MB, far beyond a pipe's buffer
     argv = tuple(f"arg{i}" for i in range(20_000))
-    source = "import sys, hashlib\nprint(len(sys.argv) - 1, hashlib.sha256(sys.stdin.buffer.read()).hexdigest())\n"
+    source = (
+        "import sys, hashlib\nprint(len(sys.argv) - 1, hashlib.sha256(sys.stdin.buffer.read()).hexdigest())\n"
+    )
     result = run_one(backend, Program.single("python", source, argv=argv, stdin=stdin))
     assert result.verdict is Verdict.OK, result.run
     assert result.label == f"20000 {hashlib.sha256(stdin.encode()).hexdigest()}\n"

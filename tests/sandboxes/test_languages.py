@@ -41,7 +41,7 @@ def test_missing_compiler_is_a_verdict_not_a_crash(backend: object) -> None:
 def test_cpp_compilers_and_dr_setting(backend: object, compiler: str) -> None:
     if find_tool(compiler) is None:
         pytest.skip(f"needs `{compiler}` (install with `make setup`)")
-    source = "#include <cstdio>\nint main(){ int unused; std::printf(\"%d\\n\", 6 * 7); }\n"
+    source = '#include <cstdio>\nint main(){ int unused; std::printf("%d\\n", 6 * 7); }\n'
     setting = ExecutionSetting(compiler=compiler, standard="c++11", optimization="O2", extra_flags=("-Wall",))
     program = Program.single("cpp", source, protocol="compile_then_run")
     result = run_one(backend, program, setting=setting)
@@ -76,7 +76,10 @@ def test_argv_is_passed_without_a_shell_and_stdin_is_fed(backend: object) -> Non
 
 def test_repository_with_run_instruction(backend: object) -> None:
     files = (
-        {"path": "main.cpp", "content": '#include "car.h"\n#include <cstdio>\nint main(){ std::printf("%d\\n", wheels()); }\n'},
+        {
+            "path": "main.cpp",
+            "content": '#include "car.h"\n#include <cstdio>\nint main(){ std::printf("%d\\n", wheels()); }\n',
+        },
         {"path": "car.h", "content": "int wheels();\n"},
         {"path": "src/car.cpp", "content": '#include "../car.h"\nint wheels(){ return 4; }\n'},
     )

@@ -32,7 +32,9 @@ def test_gcc_quotes_follow_the_profile_locale(backend: object) -> None:
 
 
 def test_runtime_signal_is_a_fact_not_label_text(backend: object) -> None:
-    source = '#include <cstdio>\nint main(){ std::puts("before"); std::fflush(stdout); int *p = nullptr; return *p; }\n'
+    source = "#include <cstdio>\n" + (
+        'int main(){ std::puts("before"); std::fflush(stdout); int *p = nullptr; return *p; }\n'
+    )
     result = run_one(backend, Program.single("cpp", source, protocol="compile_then_run"))
     assert result.verdict is Verdict.SIGNAL and result.run.signal == "SIGSEGV"
     assert result.label == "before\n"
@@ -50,7 +52,9 @@ def test_compile_cache_hit_and_identical_binaries_run_once(tmp_path: Path, backe
 
     source = '#include <cstdio>\nint main(){ std::puts("same"); return 0; }\n'
     program = Program.single("cpp", source, protocol="compile_then_run")
-    settings = [ExecutionSetting.from_surge_key(k) for k in ("g++-C++11--O0", "g++-C++14--O0", "g++-C++11--O2")]
+    settings = [
+        ExecutionSetting.from_surge_key(k) for k in ("g++-C++11--O0", "g++-C++14--O0", "g++-C++11--O2")
+    ]
     with BwrapBackend(cache_dir=tmp_path) as first:
         results = list(first.run_batch([request(program, setting=s) for s in settings]))
     assert [r.verdict for r in results] == [Verdict.OK] * 3
