@@ -12,6 +12,7 @@ import re
 import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from pipeline.audit.rows import SUBSETS, Conversion, Refusal, ReleasedRecord
 from pipeline.errors import InputError
@@ -54,6 +55,9 @@ def load_file(file: Path) -> Iterator[ReleasedRecord]:
     if not isinstance(data, list):
         raise InputError(f"{file} holds a {type(data).__name__}, not a list of records")
     for index, raw in enumerate(data):
+        if not isinstance(raw, dict) or not isinstance(raw.get("question"), str):
+            yield malformed(file, index, raw)
+            continue
         yield ReleasedRecord(
             subset=subset_of(raw, file.stem),
             index=index,
@@ -62,6 +66,14 @@ def load_file(file: Path) -> Iterator[ReleasedRecord]:
             gt=str(raw.get("gt", "")),
             custom_features=dict(raw.get("custom_features") or {}),
         )
+
+
+def malformed(file: Path, index: int, raw: Any) -> ReleasedRecord:
+    problem = "not a JSON object" if not isinstance(raw, dict) else "no 'question' string"
+    return ReleasedRecord(
+        subset=file.stem, index=index, location=f"{file.name}[{index}]", question=json.dumps(raw)[:2000],
+        gt="", problem=problem,
+    )  # fmt: skip
 
 
 def subset_of(raw: dict, file_stem: str) -> str:
@@ -77,6 +89,8 @@ def subset_of(raw: dict, file_stem: str) -> str:
 
 
 def convert(record: ReleasedRecord) -> Conversion | Refusal:
+    if record.problem:
+        return Refusal(record=record, reason=f"malformed record: {record.problem}")
     rule = RULES.get(record.subset)
     if rule is None:
         return Refusal(

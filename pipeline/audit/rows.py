@@ -21,6 +21,7 @@ class ReleasedRecord(Frozen):
     question: str
     gt: str
     custom_features: dict[str, Any] = Field(default_factory=dict)
+    problem: str = Field(default="", description="why the entry is malformed (it is then refused, not run)")
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -135,3 +135,19 @@ def test_missing_dataset_is_an_input_error(tmp_path: Path) -> None:
     (tmp_path / "ml.json").write_text(json.dumps({"not": "a list"}))
     with pytest.raises(InputError):
         load_dataset(tmp_path / "ml.json")
+
+
+def test_malformed_entries_are_refused_not_fatal(tmp_path: Path) -> None:
+    good = {
+        "custom_categoey": 1,
+        "custom_features": {"language": "Python"},
+        "question": "print(1)",
+        "gt": "1",
+    }
+    (tmp_path / "ml.json").write_text(json.dumps([good, "oops", {"gt": "2"}]))
+    conversions, refusals = convert_all(load_dataset(tmp_path))
+    assert len(conversions) == 1
+    assert [(r.record.location, r.reason) for r in refusals] == [
+        ("ml.json[1]", "malformed record: not a JSON object"),
+        ("ml.json[2]", "malformed record: no 'question' string"),
+    ]
