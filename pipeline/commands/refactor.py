@@ -29,7 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-rounds", type=int, default=3, help="LLM answers per item before it is failed")
     parser.add_argument("--batch-size", type=int, default=8, help="items per task (one sandbox per batch)")
-    parser.add_argument("--workers", type=int, default=2, help="batches in parallel")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="batches in parallel (default: the LLM concurrency, 4)"
+    )
     parser.add_argument("--backend", default="bwrap", help="sandbox backend: bwrap (default) or docker")
     parser.add_argument("--unsafe", action="store_true", help="allow running candidates without a sandbox")
     llm = parser.add_argument_group("LLM endpoint (default: SURGE_LLM_* environment variables)")
@@ -90,7 +92,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             args.backend,
             args.unsafe,
             args.batch_size,
-            args.workers,
+            args.workers or settings.concurrency,  # each batch waits on the LLM: one worker per request slot
             args.max_rounds,
             args.method,
         )
