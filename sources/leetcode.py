@@ -80,7 +80,8 @@ def parse_write_up(relative: str, text: str) -> dict[str, Any] | None:
     return {
         "number": int(number) if number else None,
         "slug": slug,
-        "title": title_match["title"] if title_match else slug.replace("-", " "),
+        # English write-ups name the problem only by its URL: the title is rebuilt from the slug
+        "title": title_match["title"] if title_match else " ".join(w.capitalize() for w in slug.split("-")),
         "natural_language": "en" if name and name["english"] else "zh",
         "statement": statement,
         "solutions": [{k: v for k, v in s.items() if k != "tag"} for s in solutions],

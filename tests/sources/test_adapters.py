@@ -55,6 +55,7 @@ def test_leetcode_write_ups_zh_and_en(upstream, samples: Path, tmp_path: Path) -
     assert {item.licence for item in items.values()} == {"CC-BY-NC-ND-4.0"}  # non-commercial, no derivatives
     two_sum = items["1.two-sum.en"].fields
     assert (two_sum["number"], two_sum["slug"], two_sum["natural_language"]) == (1, "two-sum", "en")
+    assert two_sum["title"] == "Two Sum"
     assert two_sum["statement"].startswith("Given an array of integers")
     assert [s["language"] for s in two_sum["solutions"]] == ["javascript", "cpp", "java", "python"]
     single = items["136.single-number"].fields
