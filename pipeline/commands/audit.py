@@ -107,9 +107,18 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     )
     if getattr(args, "json", False):
         return summary  # for CI: counts and scores only, no rendered table
-    summary["_text"] = render_text(summary) + (
-        f"\nruns: {len(requests)} planned, {summary['runs_reused']} reused from the store, "
-        f"{summary['runs_executed']} executed; report: {report_path}"
+    lost = ""
+    if summary["not_audited"]:
+        lost = (
+            f"\n{summary['not_audited']} labels not audited (sandbox errors, quarantined): run again to retry"
+        )
+    summary["_text"] = (
+        render_text(summary)
+        + lost
+        + (
+            f"\nruns: {len(requests)} planned, {summary['runs_reused']} reused from the store, "
+            f"{summary['runs_executed']} executed; report: {report_path}"
+        )
     )
     return summary
 
