@@ -6,16 +6,12 @@ fails (no network, LFS objects missing) is reported with its hint and the others
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from flows.runtime import configure_prefect, task_runner
 
 configure_prefect()
-# Prefect creates its home without parents: in a fresh folder (no .surge/ yet) its ephemeral server
-# then cannot open its database and start-up times out after 2 minutes.
-Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 
 from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402

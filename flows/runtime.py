@@ -36,6 +36,9 @@ def configure_prefect(state_dir: Path = DEFAULT_STATE_DIR) -> None:
     }
     for name, value in defaults.items():
         os.environ.setdefault(name, value)
+    # Prefect creates its home without parents; missing, the ephemeral server never comes up and the
+    # client waits for the start-up timeout before failing.
+    Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 
 
 def default_workers() -> int:

@@ -64,10 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def print_summary(summary: Summary, as_json: bool) -> None:
+    text = summary.pop("_text", None)
     if as_json:
         print(json.dumps(summary, indent=2, sort_keys=True, default=str))
         return
-    text = summary.pop("_text", None)
     if text:
         print(text)
         return
