@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pipeline.records import LabelProtocol, Language, SourceItem
 from pipeline.refactor.loop import RepairLoop
+from tests.conftest import require_tool
 from tests.refactor.helpers import client_for, executor, mceval_item
 from tests.refactor.openai_replay import ReplayServer, Reply, code
 
@@ -129,3 +130,36 @@ def test_ojcode_gets_an_stdin_input_and_a_difficulty(tmp_path: Path) -> None:
     )
     assert outcome.run is not None and outcome.run.stdout == "42\n" and outcome.extra["difficulty"] == 3
     assert outcome.rounds[0].run is not None and outcome.rounds[0].run.verdict == "runtime_error"
+
+
+def test_real_sandbox_a_cpp_compile_error_is_repaired(tmp_path: Path) -> None:
+    require_tool("g++")
+    from pipeline.refactor.execute import Executor
+    from sandboxes import open_backend
+
+    item = SourceItem(
+        source="mceval",
+        key="CPP/1",
+        language=Language.CPP,
+        upstream_repo="github.com/MCEVAL/McEval",
+        upstream_commit="09dec129",
+        upstream_path="data/CPP.jsonl",
+        licence="CC-BY-SA-4.0",
+        fields={
+            "prompt": "int twice(int x)",
+            "canonical_solution": "{ return 2 * x; }",
+            "test": "assert(twice(21) == 42);",
+        },
+    )
+    broken = (
+        '#include <cstdio>\nint twice(int x) { return 2 * x }\nint main() { printf("%d\\n", twice(21)); }'
+    )
+    fixed = broken.replace("2 * x }", "2 * x; }")
+    with ReplayServer([Reply(code("cpp", broken)), Reply(code("cpp", fixed))]) as server:
+        with open_backend("bwrap", unsafe=True) as sandbox:
+            outcome = RepairLoop(client_for(server, tmp_path), Executor(sandbox)).refactor(item)
+        evidence = server.requests[1]["messages"][-1]["content"]
+    assert outcome.rounds[0].run is not None and outcome.rounds[0].run.verdict == "compile_error"
+    assert "Compiler output" in evidence and "expected" in evidence  # g++: "expected ';' before '}'"
+    assert outcome.status == "candidate" and outcome.run is not None and outcome.run.stdout == "42\n"
+    assert outcome.program is not None and outcome.program.entry_file.path == "main.cpp"
