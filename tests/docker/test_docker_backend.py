@@ -133,3 +133,17 @@ def test_build_is_incremental(surge_images: None) -> None:
     assert build.returncode == 0, build.stderr
     assert "surge/cpp:bookworm is up to date" in build.stdout
     assert "surge/python:bookworm is up to date" in build.stdout
+
+
+def test_workers_keep_the_order_of_results(surge_images: None, tmp_path: Any) -> None:
+    from sandboxes.backends.docker import DockerBackend
+
+    sleepy = "import time\ntime.sleep({delay})\nprint({n})\n"
+    requests = [
+        RunRequest(program=Program.single("python", sleepy.format(delay=0.3 * (n % 2), n=n)), profile=PROFILE)
+        for n in range(6)
+    ]
+    with DockerBackend(workers=2, cache_dir=tmp_path) as backend:
+        labels = [result.label for result in backend.run_batch(requests)]
+        assert labels == [f"{n}\n" for n in range(6)]
+        assert 2 <= backend.containers_started <= 3  # one per worker (a probe may start its own)
