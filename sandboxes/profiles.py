@@ -9,7 +9,8 @@ from __future__ import annotations
 from pipeline.errors import ConfigurationError
 from pipeline.records import EnvironmentProfile
 
-SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# /opt/surge-bin (bwrap only) holds `python` -> python3: SURGE rl run instructions say `python x.py`.
+SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/surge-bin"
 SANDBOX_HOME = "/tmp/home"
 
 PROFILES: dict[str, EnvironmentProfile] = {

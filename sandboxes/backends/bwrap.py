@@ -457,7 +457,17 @@ def bwrap_mounts() -> list[str]:
         "--tmpfs",
         "/tmp",
     ]
-    args += ["--ro-bind", str(RUNNER_DIR), RUNNER_MOUNT]
+    args += ["--perms", "0755", "--dir", "/opt", "--ro-bind", str(RUNNER_DIR), RUNNER_MOUNT]
+    if shutil.which("python", path="/usr/local/bin:/usr/bin:/bin") is None:
+        args += [
+            "--perms",
+            "0755",
+            "--dir",
+            "/opt/surge-bin",
+            "--symlink",
+            SANDBOX_PYTHON,
+            "/opt/surge-bin/python",
+        ]
     return args
 
 

@@ -88,3 +88,23 @@ def test_repository_with_run_instruction(backend: object) -> None:
     assert result.verdict is Verdict.OK, result.run
     assert result.compile is None and result.run.stdout == "4\n"
     assert result.run.command == ("sh", "-c", program.run_instruction)
+
+
+def test_rl_style_instruction_with_python_and_workers(tmp_path: object) -> None:
+    from sandboxes.backends.bwrap import BwrapBackend
+    from tests.sandboxes.conftest import request
+
+    files = (
+        {
+            "path": "game.py",
+            "content": "import sys\nfrom helper import answer\nprint(answer(), sys.argv[1:])\n",
+        },
+        {"path": "helper.py", "content": "def answer():\n    return 24\n"},
+    )
+    program = Program(language="python", files=files, run_instruction="python game.py -s game.txt")
+    others = [Program.single("python", f"print({i} * 2)") for i in range(3)]
+    with BwrapBackend(workers=2, cache_dir=str(tmp_path)) as sandbox:
+        results = list(sandbox.run_batch([request(p) for p in (program, *others)]))
+    assert results[0].verdict is Verdict.OK, results[0].run
+    assert results[0].label == "24 ['-s', 'game.txt']\n"
+    assert [r.label for r in results[1:]] == ["0\n", "2\n", "4\n"]  # in order, whatever the worker
