@@ -93,3 +93,17 @@ def test_without_bwrap_the_backend_refuses_unless_unsafe(monkeypatch: pytest.Mon
         result = next(iter(unsafe.run_batch([request(Program.single("python", "print(7 * 6)"))])))
     assert result.provenance.backend == "unsafe-local"
     assert result.verdict is Verdict.OK and result.label == "42\n"
+
+
+def test_surge_dr_profile_maps_clang_to_clang_19() -> None:
+    from sandboxes.languages import spec_for
+
+    setting = ExecutionSetting.from_surge_key("clang++-C++11--O1")
+    cpp = spec_for("cpp")
+    program = Program.single("cpp", UNDECLARED)
+    assert cpp.compile_argv(program, setting, get_profile("surge-dr"))[:3] == [
+        "clang++-19",
+        "-std=c++11",
+        "-O1",
+    ]
+    assert cpp.compile_argv(program, setting, get_profile("default"))[0] == "clang++"
