@@ -58,12 +58,22 @@ def state_of(db: Path, entry_id: str) -> tuple:
 
 
 def open_entry(driver, entry_id: str) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ready
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, WAIT_S).until(ready.element_to_be_clickable((By.ID, f"entry-{entry_id}"))).click()
-    WebDriverWait(driver, WAIT_S).until(ready.text_to_be_present_in_element((By.ID, "state"), "pending"))
+    def click_entry(browser) -> bool:  # the list is re-rendered after every action: retry a stale element
+        try:
+            browser.find_element(By.ID, f"entry-{entry_id}").click()
+        except StaleElementReferenceException:
+            return False
+        return True
+
+    wait = WebDriverWait(driver, WAIT_S, ignored_exceptions=[StaleElementReferenceException])
+    wait.until(ready.presence_of_element_located((By.ID, f"entry-{entry_id}")))
+    wait.until(click_entry)
+    wait.until(ready.text_to_be_present_in_element((By.ID, "state"), "pending"))
 
 
 def wait_for_state(driver, state: str) -> None:
@@ -72,6 +82,15 @@ def wait_for_state(driver, state: str) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
     WebDriverWait(driver, WAIT_S).until(ready.text_to_be_present_in_element((By.ID, "state"), state))
+
+
+def wait_for_message(driver, text: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ready
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # The page answers asynchronously (fetch): wait for the message rather than read it at once.
+    WebDriverWait(driver, WAIT_S).until(ready.text_to_be_present_in_element((By.ID, "message"), text))
 
 
 def test_approve_reject_and_edit_by_clicking(page: tuple) -> None:
@@ -88,7 +107,7 @@ def test_approve_reject_and_edit_by_clicking(page: tuple) -> None:
 
     open_entry(driver, second)
     driver.find_element(By.ID, "reject").click()  # no reason: refused, still pending
-    assert "needs a reason" in driver.find_element(By.ID, "message").text
+    wait_for_message(driver, "needs a reason")
     assert state_of(db, second)[0] == "pending"
     driver.find_element(By.ID, "reason").send_keys("the test call is trivial")
     driver.find_element(By.ID, "reject").click()
