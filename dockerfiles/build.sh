@@ -91,7 +91,7 @@ build_image() {
   fi
   started=$SECONDS
   echo "build $tag from $base"
-  docker build --network host --quiet \
+  docker build --network host --quiet --force-rm \
     --build-arg "BASE_IMAGE=$base" --build-arg "PACKAGES=$packages" --build-arg "ALIASES=$aliases" \
     --label "org.surge.inputs-hash=$hash" --label "org.surge.dockerfile-sha256=$dockerfile_hash" \
     --label "org.surge.debian-suite=$suite" \
@@ -137,3 +137,5 @@ for suite in "${suites[@]}"; do
     build_image "$suite" "$family"
   done
 done
+# Rebuilt images leave their predecessors untagged: drop those (only ours, by label), never tagged ones.
+[ "$refresh" -eq 1 ] || docker image prune -f --filter "label=org.surge.inputs-hash" >/dev/null

@@ -168,6 +168,7 @@ def host_config(api: Any, shape: ContainerShape) -> Any:
         memswap_limit=f"{shape.memory_mib}m",  # no swap: memory limits mean memory
         init=True,  # docker-init is PID 1: it reaps orphans, and the runner's kill(-1) cannot reach it
         ipc_mode="private",
+        auto_remove=True,  # ... and the container goes with it: no leftovers from a killed pipeline
     )
 
 
@@ -190,7 +191,8 @@ class ContainerRunner:
             command=command,
             user=f"{SANDBOX_UID}:{SANDBOX_UID}",
             working_dir="/app",
-            stdin_open=True,
+            stdin_open=True,  # with detach=False also StdinOnce: our socket closing (even by SIGKILL) is
+            # EOF for the runner, which then exits ...
             network_disabled=True,
             labels={"org.surge.backend": "docker"},
             environment=sandbox_env_for_runner(),  # as under bwrap: HOME=/tmp/home, made on every reset

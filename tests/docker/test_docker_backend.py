@@ -11,12 +11,14 @@ from pipeline.errors import SandboxUnavailable
 from pipeline.records import (
     EnvironmentProfile,
     ExecutionSetting,
+    Language,
     Limits,
     PhaseLimits,
     Program,
     RunRequest,
     Verdict,
 )
+from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT
 from tests.conftest import REPO_ROOT
 
 PROFILE = EnvironmentProfile(name="default")
@@ -147,3 +149,16 @@ def test_workers_keep_the_order_of_results(surge_images: None, tmp_path: Any) ->
         labels = [result.label for result in backend.run_batch(requests)]
         assert labels == [f"{n}\n" for n in range(6)]
         assert 2 <= backend.containers_started <= 3  # one per worker (a probe may start its own)
+
+
+@pytest.mark.parametrize("language", [spec.language for spec in REGISTRY.values() if spec.self_test])
+def test_every_built_image_passes_its_languages_self_test(docker_backend: Any, language: Language) -> None:
+    from sandboxes.backends.docker import image_for
+
+    image = image_for(language, PROFILE)
+    if docker_backend.image_facts(image) is None:
+        pytest.skip(f"image {image} is not built (`make images`)")
+    spec = REGISTRY[language]
+    request = RunRequest(program=Program.single(language, spec.self_test), profile=PROFILE)
+    result = next(iter(docker_backend.run_batch([request])))
+    assert (result.verdict, result.label.strip()) == (Verdict.OK, SELF_TEST_OUTPUT), result
