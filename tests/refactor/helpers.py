@@ -10,7 +10,8 @@ from pipeline.refactor.execute import Executor
 from tests.refactor.fake_backend import FakePythonBackend
 from tests.refactor.openai_replay import ReplayServer
 
-FAST_LIMITS = Limits(run=PhaseLimits(cpu_s=1.0, wall_s=1.0))
+# Generous enough for a loaded CI machine (2 shared cores); the endless-loop test waits this long once.
+FAST_LIMITS = Limits(run=PhaseLimits(cpu_s=2.0, wall_s=2.5))
 
 
 def mceval_item(number: int = 1) -> SourceItem:

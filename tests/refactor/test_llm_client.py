@@ -64,8 +64,9 @@ def test_429_with_retry_after_then_ok_is_retried(tmp_path: Path) -> None:
 
 
 def test_timeout_is_retried(tmp_path: Path) -> None:
-    with ReplayServer([Reply("late", delay_s=1.0), Reply("ok")]) as server:
-        client = LLMClient(settings(server, tmp_path, timeout_s=0.3))
+    # The late answer comes long after the timeout, which is ample for a loaded machine's normal answer.
+    with ReplayServer([Reply("late", delay_s=3.0), Reply("ok")]) as server:
+        client = LLMClient(settings(server, tmp_path, timeout_s=1.0))
         assert client.chat(HELLO).content == "ok"
     assert client.usage.retries == 1
 
