@@ -179,6 +179,7 @@ class ContainerRunner:
         self.api = api
         self.shape = shape
         self.scratch: Path | None = None  # BwrapBackend's hook for unsafe-local: the paths are /app here
+        self.uid: int | None = None  # no reserved host uid: programs are confined to the container instead
         self.programs = 0
         self.contaminated = False
         self.stdout = b""

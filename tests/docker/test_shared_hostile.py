@@ -1,0 +1,26 @@
+"""The local sandbox's hostile-program tests (tests/sandboxes/test_hostile.py, golden cases in
+tests/programs/) run unchanged on the Docker backend: same programs, same expected verdicts, same checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.sandboxes import test_hostile as shared
+
+# Collected here with the docker `backend` fixture below (a renamed test upstream is simply not shared).
+SHARED_TESTS = (
+    "test_hostile_program_is_contained",
+    "test_runs_cannot_read_each_others_files",
+    "test_huge_argv_and_stdin",
+    "test_peak_memory_is_the_programs_own",
+)
+for _name in SHARED_TESTS:
+    if hasattr(shared, _name):
+        globals()[_name] = getattr(shared, _name)
+
+
+@pytest.fixture(scope="module")
+def backend(docker_backend: Any) -> Any:
+    return docker_backend
