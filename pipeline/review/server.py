@@ -28,7 +28,7 @@ _ACTION = re.compile(r"^/api/entries/(?P<id>[0-9a-f]+)(?:/(?P<action>approve|rej
 
 
 def page_html() -> bytes:
-    return resources.files("pipeline.review").joinpath("static", "review.html").read_bytes()
+    return resources.files("pipeline.review.static").joinpath("review.html").read_bytes()
 
 
 def entry_view(queue: ReviewQueue, entry: Entry) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Versioned prompt files: ``prompts/<name>.v<version>.md``, a small header then ``## system`` / ``## user``.
+"""Versioned prompt files beside this module (package data): ``<name>.v<version>.md``, a small header,
+then ``## system`` / ``## user``.
 
 Placeholders are ``$name`` (string.Template), so code with braces in a prompt needs no escaping. A new prompt
 version is a new file; the old one stays, and every answer records the ``name.vN`` that produced it.
@@ -43,7 +44,7 @@ class Prompt(BaseModel):
 
 def _available() -> dict[str, list[int]]:
     versions: dict[str, list[int]] = {}
-    for entry in resources.files("pipeline.refactor").joinpath("prompts").iterdir():
+    for entry in resources.files(__name__).iterdir():
         match = _FILE_NAME.match(entry.name)
         if match:
             versions.setdefault(match["name"], []).append(int(match["version"]))
@@ -58,7 +59,7 @@ def load_prompt(name: str, version: int | None = None) -> Prompt:
         known = ", ".join(f"{n}.v{v}" for n, vs in sorted(_available().items()) for v in sorted(vs))
         raise ConfigurationError(f"no prompt {name}.v{version or '?'}", hint=f"known prompts: {known}")
     chosen = version if version is not None else max(versions)
-    text = resources.files("pipeline.refactor").joinpath("prompts", f"{name}.v{chosen}.md").read_text("utf-8")
+    text = resources.files(__name__).joinpath(f"{name}.v{chosen}.md").read_text("utf-8")
     return parse_prompt(text)
 
 
