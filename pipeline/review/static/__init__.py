@@ -1,0 +1,1 @@
+"""The review page (package data)."""
