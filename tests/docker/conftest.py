@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,14 @@ MINIMAL_IMAGES = ("surge/cpp:bookworm", "surge/python:bookworm")
 REPRO_IMAGES = ("surge/cpp:bullseye", "surge/python:bullseye")
 BUILD_TIMEOUT_S = 1800
 DEBIAN_MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The first test to need the images may build them (minutes): pytest-timeout's 600 s covers setup too.
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.timeout(BUILD_TIMEOUT_S + 300))
 
 
 def engine_running() -> bool:

@@ -82,6 +82,11 @@ def programs_with_settings() -> list[tuple[Program, ExecutionSetting]]:
 def test_same_record_on_both_backends(
     both: tuple[Any, Any], program: Program, setting: ExecutionSetting
 ) -> None:
+    from sandboxes.toolchains import find_tool
+
+    missing = [t for t in REGISTRY[program.language].tools(setting, PROFILE) if find_tool(t) is None]
+    if missing:
+        pytest.skip(f"needs `{missing[0]}` on the host for bwrap (install with `make setup`)")
     request = RunRequest(program=program, setting=setting, profile=PROFILE, limits=LIMITS)
     on_bwrap, on_docker = run_on_both(both, request)
     assert on_docker.provenance.backend == "docker" and on_bwrap.provenance.backend == "bwrap"
