@@ -12,7 +12,7 @@ import json
 import re
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
@@ -202,6 +202,11 @@ class ExecutionSetting(Frozen):
     standard: str | None = Field(default=None, description="e.g. 'c++11', 'c11'")
     optimization: str | None = Field(default=None, description="one of O0 O1 O2 O3 Os")
     extra_flags: tuple[str, ...] = ()
+    source_paths: Literal["absolute", "relative"] = Field(
+        default="absolute",
+        description="how sources are named on the compile line, which diagnostics quote: bg's labels show "
+        "'/app/test.cpp:12:25', dr's show 'test.cpp:8:19' (compiled inside /app under a relative name)",
+    )
 
     @field_validator("optimization")
     @classmethod
@@ -213,7 +218,9 @@ class ExecutionSetting(Frozen):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def setting_id(self) -> str:
-        return content_id("setting", self.compiler, self.standard, self.optimization, self.extra_flags)
+        return content_id(
+            "setting", self.compiler, self.standard, self.optimization, self.extra_flags, self.source_paths
+        )
 
     @classmethod
     def from_surge_key(cls, key: str) -> ExecutionSetting:
@@ -221,7 +228,12 @@ class ExecutionSetting(Frozen):
         match = _DR_KEY.match(key.strip())
         if match is None:
             raise ValueError(f"not a SURGE dr setting key (want e.g. 'g++-C++14--O2'): {key!r}")
-        return cls(compiler=match["compiler"], standard=f"c++{match['std']}", optimization=match["opt"])
+        return cls(
+            compiler=match["compiler"],
+            standard=f"c++{match['std']}",
+            optimization=match["opt"],
+            source_paths="relative",
+        )
 
 
 class PhaseLimits(Frozen):

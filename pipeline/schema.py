@@ -27,6 +27,8 @@ def arrow_type(annotation: Any) -> pa.DataType:
         return arrow_type(args[0])
     if origin is tuple or origin is list:
         return pa.large_list(arrow_type(args[0]))
+    if origin is typing.Literal and all(isinstance(arg, str) for arg in args):
+        return pa.large_string()
     if origin is dict:
         return pa.large_string()  # JSON text: readable everywhere, no map-type quirks across readers
     if isinstance(annotation, type):

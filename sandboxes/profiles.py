@@ -31,6 +31,19 @@ PROFILES: dict[str, EnvironmentProfile] = {
             description="SURGE dr labels: clang++ is clang 19 (it prints the line gutters the labels show)",
             toolchains={"clang++": "clang++-19"},
         ),
+        # Docker-only profiles: their toolchains live in images (dockerfiles/, docs/docker.md).
+        EnvironmentProfile(
+            name="current",
+            description="Debian bookworm images: gcc 12, clang 14/19, Python 3.11, OpenJDK 17 (Docker)",
+            image="surge/{family}:bookworm",
+        ),
+        EnvironmentProfile(
+            name="surge-repro",
+            description="aimed at SURGE's released labels: Debian bullseye images (Python 3.9 tracebacks, "
+            "glibc 2.31, g++ 10, clang 16, Julia 1.5.3) under LANG=C (Docker)",
+            locale="C",
+            image="surge/{family}:bullseye",
+        ),
     )
 }
 
@@ -42,6 +55,18 @@ def get_profile(name: str) -> EnvironmentProfile:
         raise ConfigurationError(
             f"unknown environment profile {name!r}", hint=f"use one of: {', '.join(PROFILES)}"
         ) from None
+
+
+def check_backend(profiles: list[EnvironmentProfile], backend: str) -> None:
+    """A profile whose toolchains live in Docker images cannot run on the host's toolchains."""
+    if backend == "docker":
+        return
+    image_bound = [profile.name for profile in profiles if profile.image]
+    if image_bound:
+        raise ConfigurationError(
+            f"profile {', '.join(image_bound)} runs in Docker images, not on this machine's toolchains",
+            hint="add `--backend docker` (images: `make images`), or choose another --profile",
+        )
 
 
 def sandbox_env(profile: EnvironmentProfile, extra: dict[str, str] | None = None) -> dict[str, str]:

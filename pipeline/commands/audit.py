@@ -36,10 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_limit_arguments(parser)
 
 
-def load_profiles(names: list[str]) -> list[Any]:
-    from sandboxes.profiles import get_profile
+def load_profiles(names: list[str], backend: str) -> list[Any]:
+    from sandboxes.profiles import check_backend, get_profile
 
-    return [get_profile(name) for name in names]
+    profiles = [get_profile(name) for name in names]
+    check_backend(profiles, backend)
+    return profiles
 
 
 def limit_per_subset(records: list[Any], limit: int | None) -> list[Any]:
@@ -67,7 +69,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         load_dataset(args.dataset, set(args.subset) if args.subset else None), args.limit
     )
     conversions, refusals = convert_all(records)
-    profiles = load_profiles(args.profile or ["default"])
+    profiles = load_profiles(args.profile or ["default"], args.backend)
     requests = plan_requests(conversions, profiles, limits_from_args(args), args.repeats)
     store = Store(args.store)
     _append_new(store.quarantine, [refusal_record(r) for r in refusals])

@@ -43,13 +43,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
-    from sandboxes.profiles import get_profile
+    from sandboxes.profiles import check_backend, get_profile
 
     from flows.run_programs import run_flow
     from flows.runtime import default_workers
 
     entries, bad_lines = load_program_file(args.programs)
     profiles = [get_profile(name) for name in (args.profile or ["default"])]
+    check_backend(profiles, args.backend)
     default_setting = parse_setting(args.setting) if args.setting else None
     planned = plan_requests(entries, profiles, limits_from_args(args), args.repeats, default_setting)
     store = Store(args.store)

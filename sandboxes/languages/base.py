@@ -91,8 +91,10 @@ class NativeSpec(LanguageSpec):
     default_standard: str | None = None
     link_flags: tuple[str, ...] = ()
 
-    def sources(self, program: Program) -> list[str]:
+    def sources(self, program: Program, setting: ExecutionSetting) -> list[str]:
         placed = [name for name, _ in self.placed_files(program) if name.endswith(self.extensions)]
+        if setting.source_paths == "relative":  # the compile runs in /app
+            return placed or [self.file_name(program, program.entry_file.path)]
         return [f"{WORKDIR}/{name}" for name in placed] or [self.entry_path(program)]
 
     def compile_argv(
@@ -108,7 +110,7 @@ class NativeSpec(LanguageSpec):
             argv.append(self.optimization_flag(setting.optimization))
         argv += [
             *setting.extra_flags,
-            *self.sources(program),
+            *self.sources(program, setting),
             "-o",
             f"{WORKDIR}/{self.binary}",
             *self.link_flags,

@@ -107,3 +107,21 @@ def test_surge_dr_profile_maps_clang_to_clang_19() -> None:
         "-O1",
     ]
     assert cpp.compile_argv(program, setting, get_profile("default"))[0] == "clang++"
+
+
+def test_dr_settings_compile_under_relative_names_as_the_dr_labels_quote_them(backend: object) -> None:
+    program = Program.single("cpp", UNDECLARED, protocol="compile_then_run")
+    dr = run_one(backend, program, setting=ExecutionSetting.from_surge_key("g++-C++11--O0"))
+    assert dr.label.startswith("test.cpp: In function"), dr.label
+    bg = run_one(backend, program, setting=ExecutionSetting(compiler="g++", standard="c++11"))
+    assert bg.label.startswith("/app/test.cpp: In function"), bg.label
+
+
+def test_image_bound_profiles_are_refused_outside_docker() -> None:
+    from sandboxes.profiles import check_backend
+
+    check_backend([get_profile("surge-repro")], "docker")
+    check_backend([get_profile("default"), get_profile("surge-bg")], "bwrap")
+    with pytest.raises(ConfigurationError, match="surge-repro") as error:
+        check_backend([get_profile("default"), get_profile("surge-repro")], "bwrap")
+    assert "--backend docker" in error.value.hint
