@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from types import ModuleType
 from typing import Any
@@ -90,8 +91,13 @@ def main(argv: list[str] | None = None) -> int:
             f"surge {args.command}: interrupted; finished rows are kept, run again to resume", file=sys.stderr
         )
         return 130
-    print_summary(summary, args.json)
-    return int(summary.get("exit_code", 0)) if isinstance(summary, dict) else 0
+    exit_code = int(summary.get("exit_code", 0)) if isinstance(summary, dict) else 0
+    try:
+        print_summary(summary, args.json)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `surge stats | head`: the reader left; the work itself is done and stored
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return exit_code
 
 
 if __name__ == "__main__":
