@@ -93,3 +93,10 @@ def docker_backend(surge_images: None, tmp_path_factory: pytest.TempPathFactory)
 
     with DockerBackend(workers=1, cache_dir=tmp_path_factory.mktemp("compile-cache")) as backend:
         yield backend
+
+
+def unbuilt_image_reason(image: str) -> str:
+    """Why a test skips for an image that is not built, and how to get it."""
+    if "/lean4:" in image:
+        return f"image {image} is not built: Lean 4 comes from GitHub (elan): `make images` with GitHub"
+    return f"image {image} is not built (`make images`)"

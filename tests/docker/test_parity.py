@@ -21,6 +21,7 @@ from pipeline.records import (
     RunResult,
 )
 from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT
+from tests.docker.conftest import unbuilt_image_reason
 
 PROFILE = EnvironmentProfile(name="default")
 LIMITS = Limits(run=PhaseLimits(cpu_s=5, wall_s=20, memory_mib=512))
@@ -84,9 +85,10 @@ def test_same_record_on_both_backends(
 ) -> None:
     from sandboxes.toolchains import find_tool
 
-    missing = [t for t in REGISTRY[program.language].tools(setting, PROFILE) if find_tool(t) is None]
+    spec = REGISTRY[program.language]
+    missing = [t for t in spec.tools(setting, PROFILE) if find_tool(t) is None]
     if missing:
-        pytest.skip(f"needs `{missing[0]}` on the host for bwrap (install with `make setup`)")
+        pytest.skip(f"needs `{missing[0]}` on the host for bwrap: {spec.install_hint(missing[0])}")
     request = RunRequest(program=program, setting=setting, profile=PROFILE, limits=LIMITS)
     on_bwrap, on_docker = run_on_both(both, request)
     assert on_docker.provenance.backend == "docker" and on_bwrap.provenance.backend == "bwrap"
@@ -101,10 +103,10 @@ def test_every_language_both_have_agrees_on_its_self_test(both: tuple[Any, Any],
     spec = REGISTRY[language]
     docker = both[1]
     if docker.image_facts(image_for(language, PROFILE)) is None:
-        pytest.skip(f"image {image_for(language, PROFILE)} is not built (`make images`)")
+        pytest.skip(unbuilt_image_reason(image_for(language, PROFILE)))
     missing = [tool for tool in spec.tools(ExecutionSetting(), PROFILE) if find_tool(tool) is None]
     if missing:
-        pytest.skip(f"needs `{missing[0]}` on the host for bwrap (install with `make setup`)")
+        pytest.skip(f"needs `{missing[0]}` on the host for bwrap: {spec.install_hint(missing[0])}")
     request = RunRequest(program=Program.single(language, spec.self_test), profile=PROFILE, limits=LIMITS)
     on_bwrap, on_docker = run_on_both(both, request)
     assert on_docker.label.strip() == SELF_TEST_OUTPUT, on_docker
