@@ -13,6 +13,7 @@ readable. Resuming is a scan of one id column: ``existing_ids()``.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import socket
 import time
@@ -32,6 +33,7 @@ from pipeline.schema import arrow_schema, from_row, to_row
 
 Record = TypeVar("Record", bound=BaseModel)
 
+COMPACTION_JOURNAL = ".compaction.json"
 ROWS_PER_ROW_GROUP = 1024  # small enough to filter well, large enough to compress code columns
 SCHEMA_VERSION = "1"
 _part_counter = itertools.count(1)
@@ -67,16 +69,7 @@ class Table(Generic[Record]):
         """Write buffered rows as one part file (atomically). Returns its path, if any rows were buffered."""
         if not self._buffer:
             return None
-        table = pa.Table.from_pylist(self._buffer, schema=self.schema)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        name = f"part-{stamp}-{socket.gethostname()}-{os.getpid()}-{next(_part_counter):04d}.parquet"
-        final = self.folder / name
-        temporary = self.folder / f".{name}.partial"
-        pq.write_table(table, temporary, row_group_size=ROWS_PER_ROW_GROUP, compression="zstd")
-        with open(temporary, "rb") as written:
-            os.fsync(written.fileno())
-        os.replace(temporary, final)
+        final = write_part(self.folder, pa.Table.from_pylist(self._buffer, schema=self.schema))
         self._buffer.clear()
         self.parts_written.append(final)
         return final
@@ -90,9 +83,7 @@ class Table(Generic[Record]):
     # -- reading -----------------------------------------------------------------------------
 
     def part_files(self) -> list[Path]:
-        if not self.folder.exists():
-            return []
-        return sorted(p for p in self.folder.glob("part-*.parquet"))
+        return part_files(self.folder)
 
     def dataset(self) -> ds.Dataset:
         return ds.dataset([str(p) for p in self.part_files()], schema=self.schema, format="parquet")
@@ -116,15 +107,75 @@ class Table(Generic[Record]):
         return sum(pq.ParquetFile(p).metadata.num_rows for p in self.part_files())
 
     def compact(self) -> Path | None:
-        """Merge all parts into one (new part first, then the old ones go): safe to interrupt."""
-        old_parts = self.part_files()
-        if len(old_parts) < 2:
-            return None
-        self._buffer.extend(self.read().to_pylist())
-        merged = self.flush()
-        for part in old_parts:
-            part.unlink()
-        return merged
+        self.flush()
+        return compact_parts(self.folder)
+
+
+def write_part(folder: Path, table: pa.Table, name: str | None = None) -> Path:
+    """Write one part atomically: a hidden temporary file, fsync, rename."""
+    folder.mkdir(parents=True, exist_ok=True)
+    name = name or new_part_name()
+    final = folder / name
+    temporary = folder / f".{name}.partial"
+    pq.write_table(table, temporary, row_group_size=ROWS_PER_ROW_GROUP, compression="zstd")
+    with open(temporary, "rb") as written:
+        os.fsync(written.fileno())
+    os.replace(temporary, final)
+    return final
+
+
+def new_part_name() -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return f"part-{stamp}-{socket.gethostname()}-{os.getpid()}-{next(_part_counter):04d}.parquet"
+
+
+def part_files(folder: Path) -> list[Path]:
+    """A table's complete parts, minus any a finished-but-unfinalised compaction has replaced."""
+    if not folder.exists():
+        return []
+    parts = sorted(folder.glob("part-*.parquet"))
+    journal = folder / COMPACTION_JOURNAL
+    if journal.exists():
+        plan = json.loads(journal.read_text())
+        if (folder / plan["merged"]).exists():
+            replaced = set(plan["replaces"])
+            parts = [part for part in parts if part.name not in replaced]
+    return parts
+
+
+def compact_parts(folder: Path) -> Path | None:
+    """Merge a table's parts into one, safely under interruption at any point.
+
+    A journal naming the merged part and the parts it replaces is written before the merged part is
+    renamed into place; readers honour it (``part_files``), and the next compaction or check finishes
+    the deletions. So a crash never shows a row twice, nor loses one.
+    """
+    finish_compaction(folder)
+    old_parts = part_files(folder)
+    if len(old_parts) < 2:
+        return None
+    merged_rows = ds.dataset([str(p) for p in old_parts], format="parquet").to_table()
+    metadata = pq.read_schema(old_parts[0]).metadata
+    name = new_part_name()
+    journal = folder / COMPACTION_JOURNAL
+    pending = folder / f"{COMPACTION_JOURNAL}.partial"
+    pending.write_text(json.dumps({"merged": name, "replaces": [p.name for p in old_parts]}))
+    os.replace(pending, journal)
+    merged = write_part(folder, merged_rows.replace_schema_metadata(metadata), name)
+    finish_compaction(folder)
+    return merged
+
+
+def finish_compaction(folder: Path) -> None:
+    """Apply a compaction journal: drop replaced parts if the merged one landed, else forget it."""
+    journal = folder / COMPACTION_JOURNAL
+    if not journal.exists():
+        return
+    plan = json.loads(journal.read_text())
+    if (folder / plan["merged"]).exists():
+        for name in plan["replaces"]:
+            (folder / name).unlink(missing_ok=True)
+    journal.unlink()
 
 
 class Store:
@@ -139,3 +190,9 @@ class Store:
 
     def table(self, name: str, model: type[Record], id_field: str) -> Table[Record]:
         return Table(self.root / name, model, id_field)
+
+    def table_folders(self) -> list[Path]:
+        """Every table in the store (runs, quarantine, items, pulls, audit, ...), model or not."""
+        if not self.root.exists():
+            return []
+        return sorted(folder for folder in self.root.iterdir() if folder.is_dir())

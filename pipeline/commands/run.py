@@ -43,10 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
-    from sandboxes.profiles import check_backend, get_profile
-
     from flows.run_programs import run_flow
     from flows.runtime import default_workers
+    from sandboxes.profiles import check_backend, get_profile
 
     entries, bad_lines = load_program_file(args.programs)
     profiles = [get_profile(name) for name in (args.profile or ["default"])]

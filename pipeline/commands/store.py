@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
 from pipeline.commands.common import add_store_argument
-from pipeline.store import Store, Table
+from pipeline.store import Store, compact_parts, finish_compaction, part_files
 
 HELP = "check the store's part files (and remove leftovers of interrupted writes), or compact them"
 EXAMPLE = "surge store check --clean --store .surge/store"
@@ -24,32 +25,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
     store = Store(args.store)
-    tables = [store.runs, store.quarantine]
     report: dict[str, Any] = {"store": str(args.store), "tables": {}}
-    for table in tables:
+    for folder in store.table_folders():
         if args.action == "compact":
-            merged = table.compact()
-            report["tables"][table.folder.name] = {"merged_into": str(merged) if merged else None}
+            merged = compact_parts(folder)
+            report["tables"][folder.name] = {"merged_into": str(merged) if merged else None}
         else:
-            report["tables"][table.folder.name] = check_table(table, clean=args.clean)
+            report["tables"][folder.name] = check_table(folder, clean=args.clean)
     broken = sum(len(t.get("unreadable", [])) for t in report["tables"].values())
     report["exit_code"] = 1 if broken else 0
     return report
 
 
-def check_table(table: Table, clean: bool) -> dict[str, Any]:
+def check_table(folder: Path, clean: bool) -> dict[str, Any]:
+    """Read every part's footer; with clean, finish an interrupted compaction and drop temporary files."""
+    if clean:
+        finish_compaction(folder)
+    parts = part_files(folder)
     rows, unreadable = 0, []
-    for part in table.part_files():
+    for part in parts:
         try:
             rows += pq.ParquetFile(part).metadata.num_rows
         except Exception as error:  # noqa: BLE001 - report every broken part, whatever broke it
             unreadable.append(f"{part.name}: {error}")
-    leftovers = sorted(table.folder.glob(".*.partial")) if table.folder.exists() else []
+    leftovers = sorted(folder.glob(".*.partial"))
     if clean:
         for leftover in leftovers:
             leftover.unlink()
     return {
-        "parts": len(table.part_files()),
+        "parts": len(parts),
         "rows": rows,
         "unreadable": unreadable,
         "partial_leftovers": [p.name for p in leftovers],

@@ -34,7 +34,8 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
     backend = FakeBackend(_answer)
     monkeypatch.setattr(sandboxes, "open_backend", lambda *a, **k: backend)
     monkeypatch.setattr(
-        "pipeline.commands.audit.load_profiles", lambda names, backend: [EnvironmentProfile(name=n) for n in names]
+        "pipeline.commands.audit.load_profiles",
+        lambda names, backend: [EnvironmentProfile(name=n) for n in names],
     )
     return backend
 

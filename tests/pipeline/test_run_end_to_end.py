@@ -1,4 +1,4 @@
-"""`surge run` end to end: bundled programs -> Prefect flow -> bwrap sandbox -> Parquet -> stats; then resume."""
+"""`surge run` end to end: bundled programs -> Prefect flow -> bwrap -> Parquet -> stats; then resume."""
 
 from __future__ import annotations
 
@@ -77,8 +77,10 @@ def test_surge_run_reports_bad_lines_and_runs_the_rest(
 ) -> None:
     programs = tmp_path / "programs.jsonl"
     programs.write_text(
-        json.dumps({"language": "python", "source": "print('fine')"}) + "\n"
-        + json.dumps({"language": "brainfuck", "source": "+."}) + "\n"
+        json.dumps({"language": "python", "source": "print('fine')"})
+        + "\n"
+        + json.dumps({"language": "brainfuck", "source": "+."})
+        + "\n"
         + "{not json\n"
     )
     summary = surge_json(capsys, "run", str(programs), "--store", str(tmp_path / "store"))

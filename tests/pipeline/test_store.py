@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,7 +12,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.records import RunResult, Verdict
+import pipeline.store as store_module
+from pipeline.cli import main
+from pipeline.records import QuarantinedRecord, RunResult, Verdict
 from pipeline.schema import arrow_schema
 from pipeline.store import Store
 from tests.factories import make_result
@@ -112,3 +115,50 @@ def test_store_is_readable_by_duckdb(tmp_path: Path) -> None:
         f"from read_parquet('{tmp_path}/runs/part-*.parquet') order by verdict"
     ).fetchall()
     assert rows == [("ok", "ok", 0.01), ("runtime_error", "runtime_error", 0.01)]
+
+
+def test_a_compaction_interrupted_before_its_deletions_never_shows_a_row_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = Store(tmp_path).runs
+    for index in range(3):
+        table.append([make_result(f"print({index})")])
+        table.flush()
+    old_parts = table.part_files()
+    # What a compaction killed after renaming its merged part, before deleting the old ones, leaves:
+    monkeypatch.setattr(store_module, "finish_compaction", lambda folder: None)
+    merged = store_module.compact_parts(table.folder)
+    monkeypatch.undo()
+    assert merged is not None and all(part.exists() for part in old_parts)
+    assert table.part_files() == [merged]
+    assert len([r.run_id for r in table.records()]) == len({r.run_id for r in table.records()}) == 3
+
+    assert main(["store", "check", "--clean", "--store", str(tmp_path), "--json"]) == 0
+    assert not any(part.exists() for part in old_parts) and table.count() == 3
+
+
+def test_store_check_and_compact_cover_every_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Store(tmp_path)
+    quarantined = QuarantinedRecord(stage="test", source="s", location="f:1", reason="bad")
+    extra = store.table("extra", QuarantinedRecord, "quarantine_id")
+    for table, record in ((store.runs, make_result()), (extra, quarantined)):
+        for _ in range(2):
+            table.append([record])
+            table.flush()
+    (store.runs.folder / ".part-x.parquet.partial").write_bytes(b"half a file")
+    assert main(["store", "compact", "--store", str(tmp_path), "--json"]) == 0
+    compacted = json.loads(capsys.readouterr().out)
+    assert set(compacted["tables"]) == {"runs", "extra"}
+    assert main(["store", "check", "--store", str(tmp_path), "--json"]) == 0
+    checked = json.loads(capsys.readouterr().out)["tables"]
+    leftover = [".part-x.parquet.partial"]
+    assert checked["runs"] == {
+        "parts": 1,
+        "rows": 2,
+        "unreadable": [],
+        "partial_leftovers": leftover,
+        "cleaned": False,
+    }
+    assert checked["extra"]["parts"] == 1 and checked["extra"]["rows"] == 2

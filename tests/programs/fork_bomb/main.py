@@ -1,4 +1,5 @@
 import os
+
 while True:
     try:
         os.fork()

@@ -1,4 +1,5 @@
 import socket
+
 for host, port in [("1.1.1.1", 53), ("127.0.0.1", 22)]:
     try:
         socket.create_connection((host, port), timeout=1).close()

@@ -1,4 +1,5 @@
 import os
+
 for path in ["/etc/shadow", "/etc/gshadow", "/root"]:
     try:
         if os.path.isdir(path):

@@ -1,3 +1,5 @@
-import signal, time
+import signal
+import time
+
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 time.sleep(3600)

@@ -1,5 +1,10 @@
-import sys
-for path in ["/usr/surge-escape", "/etc/surge-escape", "/surge-escape", "/opt/surge-runner/escape", "/root/surge-escape"]:
+for path in [
+    "/usr/surge-escape",
+    "/etc/surge-escape",
+    "/surge-escape",
+    "/opt/surge-runner/escape",
+    "/root/surge-escape",
+]:
     try:
         open(path, "w").write("x")
         print("WROTE", path)
