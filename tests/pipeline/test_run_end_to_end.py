@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -89,3 +93,31 @@ def test_surge_run_reports_bad_lines_and_runs_the_rest(
     assert "unknown language 'brainfuck'" in summary["bad_lines"][0]["reason"]
     assert Store(tmp_path / "store").quarantine.count() == 2
     assert main(["run", str(programs), "--store", str(tmp_path / "store"), "--strict", "--json"]) == 3
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_keeps_finished_batches_and_the_rerun_completes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], require_bwrap: None
+) -> None:
+    programs = tmp_path / "programs.jsonl"
+    lines = [{"language": "python", "source": f"import time; time.sleep(0.2); print({i})"} for i in range(24)]
+    programs.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    store = tmp_path / "store"
+    argv = [sys.executable, "-m", "pipeline.cli", "run", str(programs), "--store", str(store)]
+    running = subprocess.Popen(
+        [*argv, "--batch-size", "2", "--workers", "1"], stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    while not list((store / "runs").glob("part-*.parquet")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    running.send_signal(signal.SIGINT)
+    _, stderr = running.communicate(timeout=60)
+    assert running.returncode == 130, stderr
+    assert "finished rows are kept" in stderr
+    kept = Store(store).runs.count()
+    assert 0 < kept < len(lines)
+
+    summary = surge_json(capsys, "run", str(programs), "--store", str(store))
+    assert summary["already_stored"] == kept and summary["written"] == len(lines) - kept
+    labels = sorted(int(result.label) for result in Store(store).runs.records())
+    assert labels == list(range(len(lines)))
