@@ -76,7 +76,8 @@ def _figures(rows: Sequence[AuditRow]) -> dict[str, Any]:
     ran = sum(r.audit_class is not AuditClass.NOT_RUN for r in rows)
     return {
         "counts": dict(Counter(r.audit_class.value for r in rows)),
-        "labels": len(rows),
+        "labels": len({r.record_id for r in rows}),
+        "runs": len(rows),  # one per label and profile: the class counts are per run
         "mean_score": _mean(scores),
         # share of the labels we could run that reproduce: a missing toolchain says nothing of a label
         "agreement": round(reproduced / ran, 4) if ran else None,
@@ -101,7 +102,8 @@ SHORT = {
 
 
 def render_text(summary: dict[str, Any]) -> str:
-    header = f"{'subset/language':<18}{'labels':>7}" + "".join(f"{SHORT[c]:>9}" for c in CLASS_ORDER)
+    header = f"{'subset/language':<18}{'labels':>7}{'runs':>6}"
+    header += "".join(f"{SHORT[c]:>9}" for c in CLASS_ORDER)
     header += f"{'refused':>9}{'score':>8}"
     lines = [header]
     for name, figures in [
@@ -111,7 +113,7 @@ def render_text(summary: dict[str, Any]) -> str:
         counts = figures["counts"]
         score = "-" if figures["mean_score"] is None else f"{figures['mean_score']:.3f}"
         lines.append(
-            f"{name:<18}{figures['labels']:>7}"
+            f"{name:<18}{figures['labels']:>7}{figures['runs']:>6}"
             + "".join(f"{counts.get(c, 0):>9}" for c in CLASS_ORDER)
             + f"{figures['refused']:>9}{score:>8}"
         )
@@ -220,7 +222,7 @@ def recorded_time_table(rows: Sequence[AuditRow]) -> str:
         body.append(
             [subset, len(group), f"{ours[len(ours) // 2]:.3f}", f"{recorded[len(recorded) // 2]:.3f}"]
         )
-    return _table(["subset", "labels", "median CPU s (ours)", "median recorded s (SURGE)"], body)
+    return _table(["subset", "runs", "median CPU s (ours)", "median recorded s (SURGE)"], body)
 
 
 def _fmt_s(seconds: float) -> str:
@@ -238,13 +240,15 @@ def _class_table(groups: dict[str, dict[str, Any]]) -> str:
         [
             name,
             f["labels"],
+            f["runs"],
             *(f["counts"].get(c, 0) for c in CLASS_ORDER),
             f["refused"],
             "-" if f["mean_score"] is None else f"{f['mean_score']:.3f}",
         ]
         for name, f in groups.items()
     ]
-    return _table(["group", "labels", *(SHORT[c] for c in CLASS_ORDER), "refused", "mean score"], body)
+    columns = ["group", "labels", "runs", *(SHORT[c] for c in CLASS_ORDER), "refused", "mean score"]
+    return _table(columns, body)
 
 
 def _disagreements(rows: Sequence[AuditRow], limit: int = 200) -> str:
