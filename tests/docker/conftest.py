@@ -65,13 +65,16 @@ def ensure_images(suite: str, tags: tuple[str, ...]) -> None:
     missing = build_prerequisite_missing(suite)
     if missing:
         pytest.skip(f"the Docker images are not built and cannot be here ({missing}): run `make images`")
-    build = subprocess.run(
-        ["bash", str(REPO_ROOT / "dockerfiles" / "build.sh"), "--minimal", suite],
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT_S,
-    )
-    assert build.returncode == 0, f"build.sh --minimal {suite} failed:\n{build.stdout}\n{build.stderr}"
+    for _attempt in range(2):  # the build downloads from Debian's archive: one retry for a network hiccup
+        build = subprocess.run(
+            ["bash", str(REPO_ROOT / "dockerfiles" / "build.sh"), "--minimal", suite],
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
+        if build.returncode == 0:
+            return
+    raise AssertionError(f"build.sh --minimal {suite} failed:\n{build.stdout}\n{build.stderr}")
 
 
 def build_prerequisite_missing(suite: str) -> str:
