@@ -77,18 +77,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
 
 def _list(queue: Any, state: str | None) -> dict[str, Any]:
     entries = queue.entries(state)
-    rows = [
-        {
-            "id": e.entry_id,
-            "state": e.state.value,
-            "source": e.source,
-            "key": e.key,
-            "verdict": e.run.verdict if e.run else "",
-            "leaks": len(e.leaks),
-            "failure": e.failure[:80],
-        }
-        for e in entries
-    ]
+    rows = [e.summary() for e in entries]
     text = [f"{'id':<17}{'state':<10}{'verdict':<16}{'leaks':<6}item"]
     text += [
         f"{r['id']:<17}{r['state']:<10}{r['verdict']:<16}{r['leaks']:<6}{r['source']}/{r['key']}"

@@ -104,6 +104,18 @@ class Entry(BaseModel):
     def run_is_acceptable(self) -> bool:
         return acceptable(self.program, self.run)
 
+    def summary(self) -> dict[str, Any]:
+        """One line of a listing (CLI and page)."""
+        return {
+            "id": self.entry_id,
+            "state": self.state.value,
+            "source": self.source,
+            "key": self.key,
+            "verdict": self.run.verdict if self.run else "",
+            "leaks": len(self.leaks),
+            "failure": self.failure[:80],
+        }
+
 
 def acceptable(program: Program | None, run: RunSummary | None) -> bool:
     """Approvable only if the latest run works (a bg program may fail: that failure is its label)."""

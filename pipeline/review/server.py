@@ -52,17 +52,7 @@ def make_server(
                 self._send(200, page_html(), "text/html; charset=utf-8")
             elif url.path == "/api/entries":
                 state = (parse_qs(url.query).get("state") or [""])[0] or None
-                rows = [
-                    {
-                        "id": e.entry_id,
-                        "state": e.state.value,
-                        "source": e.source,
-                        "key": e.key,
-                        "verdict": e.run.verdict if e.run else "",
-                        "leaks": len(e.leaks),
-                    }
-                    for e in queue.entries(state)
-                ]
+                rows = [e.summary() for e in queue.entries(state)]
                 self._json(200, {"entries": rows, "counts": queue.counts(), "reviewer": reviewer})
             elif match := _ACTION.match(url.path):
                 self._guard(lambda: entry_view(queue, queue.get(match["id"])))
