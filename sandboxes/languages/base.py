@@ -12,6 +12,12 @@ from dataclasses import dataclass, field
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
 
 WORKDIR = "/app"
+# Debian packages `make setup` installs (scripts/setup-system.sh; a test keeps the two in step).
+SETUP_PACKAGES = frozenset(
+    {"gcc", "g++", "clang", "clang-14", "clang-19", "default-jdk-headless", "mono-mcs", "mono-runtime"}
+    | {"rustc", "python3", "nodejs"}
+    | {"default-jre-headless"}  # a dependency of default-jdk-headless
+)
 
 
 @dataclass(frozen=True)
@@ -69,7 +75,9 @@ class LanguageSpec:
         )
         if " " in package:  # not packaged by Debian: the spec says where it comes from
             return package
-        return f"apt-get install {package} (or `make setup`)"
+        if package in SETUP_PACKAGES:
+            return f"apt-get install {package} (or `make setup`)"
+        return f"apt-get install {package}"
 
     # -- commands ------------------------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pipeline.records import ExecutionSetting, Language, Program, Verdict
@@ -108,3 +110,15 @@ def test_rl_style_instruction_with_python_and_workers(tmp_path: object) -> None:
     assert results[0].verdict is Verdict.OK, results[0].run
     assert results[0].label == "24 ['-s', 'game.txt']\n"
     assert [r.label for r in results[1:]] == ["0\n", "2\n", "4\n"]  # in order, whatever the worker
+
+
+def test_install_hints_promise_make_setup_only_for_what_it_installs() -> None:
+    from sandboxes.languages.base import SETUP_PACKAGES
+
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "setup-system.sh").read_text()
+    listed = script.split("PACKAGES=(\n", 1)[1].split("\n)\n", 1)[0]
+    packages = {word for line in listed.splitlines() for word in line.split("#", 1)[0].split()}
+    assert SETUP_PACKAGES - {"default-jre-headless"} <= packages
+    cpp = spec_for("cpp")
+    assert cpp.install_hint("clang++-19") == "apt-get install clang-19 (or `make setup`)"
+    assert cpp.install_hint("clang++-16") == "apt-get install clang-16"
