@@ -35,14 +35,14 @@ PROFILES: dict[str, EnvironmentProfile] = {
         EnvironmentProfile(
             name="current",
             description="Debian bookworm images: gcc 12, clang 14/19, Python 3.11, OpenJDK 17 (Docker)",
-            image="surge/{family}:bookworm",
+            image="surge/{family}:{suite}",  # suite: sandboxes/backends/docker.py PROFILE_SUITES
         ),
         EnvironmentProfile(
             name="surge-repro",
             description="aimed at SURGE's released labels: Debian bullseye images (Python 3.9 tracebacks, "
             "glibc 2.31, g++ 10, clang 16, Julia 1.5.3) under LANG=C (Docker)",
             locale="C",
-            image="surge/{family}:bullseye",
+            image="surge/{family}:{suite}",
         ),
     )
 }

@@ -125,3 +125,13 @@ def test_image_bound_profiles_are_refused_outside_docker() -> None:
     with pytest.raises(ConfigurationError, match="surge-repro") as error:
         check_backend([get_profile("default"), get_profile("surge-repro")], "bwrap")
     assert "--backend docker" in error.value.hint
+
+
+def test_docker_profiles_name_their_images_with_per_family_suites() -> None:
+    from sandboxes.backends.docker import image_for
+
+    current, repro = get_profile("current"), get_profile("surge-repro")
+    assert image_for("cpp", current) == "surge/cpp:bookworm"
+    assert image_for("cpp", repro) == "surge/cpp:bullseye"
+    assert image_for("julia", current) == "surge/julia:bullseye"  # Debian 12 has no Julia package
+    assert repro.locale == "C"
