@@ -85,14 +85,16 @@ class Table(Generic[Record]):
     def part_files(self) -> list[Path]:
         return part_files(self.folder)
 
-    def dataset(self) -> ds.Dataset:
-        return ds.dataset([str(p) for p in self.part_files()], schema=self.schema, format="parquet")
+    def dataset(self, parts: list[Path] | None = None) -> ds.Dataset:
+        parts = self.part_files() if parts is None else parts
+        return ds.dataset([str(p) for p in parts], schema=self.schema, format="parquet")
 
     def read(self, filter: pc.Expression | None = None, columns: list[str] | None = None) -> pa.Table:
-        if not self.part_files():
+        parts = self.part_files()
+        if not parts:
             return self.schema.empty_table() if columns is None else self.schema.empty_table().select(columns)
         try:
-            return self.dataset().to_table(filter=filter, columns=columns)
+            return self.dataset(parts).to_table(filter=filter, columns=columns)
         except (pa.ArrowInvalid, OSError) as error:
             raise StoreError(f"cannot read table {self.folder}: {error}. Run `surge store check`.") from error
 
@@ -133,14 +135,18 @@ def part_files(folder: Path) -> list[Path]:
     """A table's complete parts, minus any a finished-but-unfinalised compaction has replaced."""
     if not folder.exists():
         return []
-    parts = sorted(folder.glob("part-*.parquet"))
+    replaced = replaced_by_compaction(folder) or set()
+    return sorted(part for part in folder.glob("part-*.parquet") if part.name not in replaced)
+
+
+def replaced_by_compaction(folder: Path) -> set[str] | None:
+    """The parts a journalled compaction replaces: None without a journal, empty if its merged part
+    never landed (the old parts are still the table)."""
     journal = folder / COMPACTION_JOURNAL
-    if journal.exists():
-        plan = json.loads(journal.read_text())
-        if (folder / plan["merged"]).exists():
-            replaced = set(plan["replaces"])
-            parts = [part for part in parts if part.name not in replaced]
-    return parts
+    if not journal.exists():
+        return None
+    plan = json.loads(journal.read_text())
+    return set(plan["replaces"]) if (folder / plan["merged"]).exists() else set()
 
 
 def compact_parts(folder: Path) -> Path | None:
@@ -168,14 +174,12 @@ def compact_parts(folder: Path) -> Path | None:
 
 def finish_compaction(folder: Path) -> None:
     """Apply a compaction journal: drop replaced parts if the merged one landed, else forget it."""
-    journal = folder / COMPACTION_JOURNAL
-    if not journal.exists():
+    replaced = replaced_by_compaction(folder)
+    if replaced is None:
         return
-    plan = json.loads(journal.read_text())
-    if (folder / plan["merged"]).exists():
-        for name in plan["replaces"]:
-            (folder / name).unlink(missing_ok=True)
-    journal.unlink()
+    for name in replaced:
+        (folder / name).unlink(missing_ok=True)
+    (folder / COMPACTION_JOURNAL).unlink()
 
 
 class Store:
