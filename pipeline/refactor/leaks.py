@@ -2,9 +2,9 @@
 
 SURGE's cl subset shows the failure this guards against (``print(f(x)) # Output: 4``). A leak in a comment
 is cleaned here (the comment is cut); a leak the code depends on (an assert, an ``expected`` variable, a
-string
-holding the printed output) cannot be cut safely, so the program goes back to the LLM with the reason.
-This is the refactor-time guard; ``pipeline.leakage`` (the audit) may reuse it.
+string holding the printed output) cannot be cut safely, so the program goes back to the LLM with the reason.
+This is the refactor-time guard (structured, language-aware, cleanable); the reviewer's warnings come from
+the label audit's ``pipeline.leakage.find_leaks``, so both apply one standard of evidence.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.leakage import find_leaks as audit_find_leaks
 from pipeline.records import Language
 
 HASH_COMMENTS = frozenset({Language.PYTHON, Language.JULIA})
@@ -134,8 +135,4 @@ def _is_printed_directly(code: str) -> bool:
 
 def audit_warnings(source: str, output: str) -> list[str]:
     """What the label audit (``pipeline.leakage``) would flag, for the reviewer: one standard of evidence."""
-    try:
-        from pipeline.leakage import find_leaks as audit_find_leaks
-    except ImportError:  # the audit module is optional for the refactor loop
-        return []
-    return list(audit_find_leaks(source, output))
+    return audit_find_leaks(source, output)
