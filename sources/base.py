@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field, computed_field
 
-from pipeline.records import Frozen, QuarantinedRecord, SourceItem, content_id
+from pipeline.records import Frozen, Language, QuarantinedRecord, SourceItem, content_id
 
 Loaded = SourceItem | QuarantinedRecord
 Reader = Callable[[Path, str], Iterator[Loaded]]
@@ -43,6 +43,33 @@ class Source:
     def upstream_repo(self) -> str:
         """'github.com/MCEVAL/McEval' or 'huggingface.co/datasets/internlm/Lean-Workbook'."""
         return self.url.removeprefix("https://").removeprefix("http://").removesuffix(".git")
+
+    def item(
+        self,
+        *,
+        key: str,
+        commit: str,
+        path: str,
+        text: str,
+        locator: str | int = "",
+        language: Language | None = None,
+        upstream_language: str | None = None,
+        fields: dict[str, Any] | None = None,
+    ) -> SourceItem:
+        """One item of this source read at ``commit`` from ``path``; repository and licence filled in."""
+        return SourceItem(
+            source=self.name,
+            key=key,
+            language=language,
+            upstream_language=upstream_language,
+            upstream_repo=self.upstream_repo,
+            upstream_commit=commit,
+            upstream_path=path,
+            upstream_locator=str(locator),
+            licence=self.licence,
+            text=text,
+            fields=fields or {},
+        )
 
 
 class PullRecord(Frozen):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.records import SourceItem, parse_language
+from pipeline.records import parse_language
 from sources.base import Loaded, Source, matching_files, missing_fields, quarantine, raw_json, read_json_list
 
 NAME = "debugbench"
@@ -54,17 +54,14 @@ def read(checkout: Path, commit: str) -> Iterator[Loaded]:
             if missing:
                 yield quarantine(NAME, where, f"missing fields: {', '.join(missing)}", raw_json(record))
                 continue
-            yield SourceItem(
-                source=NAME,
+            yield SOURCE.item(
                 key=f"{path.stem}[{index}]",
+                commit=commit,
+                path=relative,
+                locator=index,
+                text=record["buggy_code"],
                 language=language,
                 upstream_language=upstream_language,
-                upstream_repo=SOURCE.upstream_repo,
-                upstream_commit=commit,
-                upstream_path=relative,
-                upstream_locator=str(index),
-                licence=SOURCE.licence,
-                text=record["buggy_code"],
                 fields={**record, "subtype": subtype, **bug_facts(subtype, record)},
             )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.records import Language, SourceItem
+from pipeline.records import Language
 from sources.base import Loaded, Source, matching_files, missing_fields, quarantine, raw_json, read_jsonl
 
 NAME = "goedel_prover"
@@ -31,17 +31,14 @@ def read(checkout: Path, commit: str) -> Iterator[Loaded]:
                 yield quarantine(NAME, where, f"missing fields: {', '.join(missing)}", raw_json(record))
                 continue
             text = str(record.get("header") or "") + str(record.get("informal_prefix") or "")
-            yield SourceItem(
-                source=NAME,
+            yield SOURCE.item(
                 key=f"{path.stem}/{record['name']}",
+                commit=commit,
+                path=relative,
+                locator=number,
+                text=text + record["formal_statement"],
                 language=Language.LEAN4,
                 upstream_language="Lean 4",
-                upstream_repo=SOURCE.upstream_repo,
-                upstream_commit=commit,
-                upstream_path=relative,
-                upstream_locator=str(number),
-                licence=SOURCE.licence,
-                text=text + record["formal_statement"],
                 fields=record,
             )
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.records import Language, SourceItem
+from pipeline.records import Language
 from sources.base import (
     Loaded,
     Source,
@@ -52,17 +52,14 @@ def read_statements(checkout: Path, commit: str) -> Iterator[Loaded]:
                 )
                 continue
             statement = record["formal_statement"]
-            yield SourceItem(
-                source=name,
+            yield WORKBOOK.item(
                 key=theorem_name(statement) or f"{record.get('split', 'lean_workbook')}[{index}]",
+                commit=commit,
+                path=relative,
+                locator=index,
+                text=statement,
                 language=Language.LEAN4,
                 upstream_language="Lean 4",
-                upstream_repo=WORKBOOK.upstream_repo,
-                upstream_commit=commit,
-                upstream_path=relative,
-                upstream_locator=str(index),
-                licence=WORKBOOK.licence,
-                text=statement,
                 fields=record,
             )
 
@@ -88,17 +85,14 @@ def read_proofs(checkout: Path, commit: str) -> Iterator[Loaded]:
                     name, f"{relative}[{index}]", "missing problem_id or full_proof", raw_json(row)
                 )
                 continue
-            yield SourceItem(
-                source=name,
+            yield PROOFS.item(
                 key=row["problem_id"],
+                commit=commit,
+                path=relative,
+                locator=index,
+                text=row["full_proof"],
                 language=Language.LEAN4,
                 upstream_language="Lean 4",
-                upstream_repo=PROOFS.upstream_repo,
-                upstream_commit=commit,
-                upstream_path=relative,
-                upstream_locator=str(index),
-                licence=PROOFS.licence,
-                text=row["full_proof"],
                 fields=row,
             )
 

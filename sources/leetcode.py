@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.records import Language, QuarantinedRecord, SourceItem, parse_language
+from pipeline.records import Language, QuarantinedRecord, parse_language
 from sources.base import Loaded, Source, matching_files, quarantine, read_text
 
 NAME = "leetcode"
@@ -99,16 +99,7 @@ def read(checkout: Path, commit: str) -> Iterator[Loaded]:
         if fields is None:
             yield quarantine(NAME, relative, "no problem statement and no code fence", text)
             continue
-        yield SourceItem(
-            source=NAME,
-            key=Path(relative).stem,
-            upstream_repo=SOURCE.upstream_repo,
-            upstream_commit=commit,
-            upstream_path=relative,
-            licence=SOURCE.licence,
-            text=text,
-            fields=fields,
-        )
+        yield SOURCE.item(key=Path(relative).stem, commit=commit, path=relative, text=text, fields=fields)
 
 
 SOURCE = Source(

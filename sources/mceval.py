@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.records import Language, SourceItem, parse_language
+from pipeline.records import Language, parse_language
 from sources.base import Loaded, Source, matching_files, missing_fields, quarantine, raw_json, read_jsonl
 
 NAME = "mceval"
@@ -42,17 +42,14 @@ def read(checkout: Path, commit: str) -> Iterator[Loaded]:
                 yield quarantine(NAME, where, f"missing fields: {', '.join(missing)}", raw_json(record))
                 continue
             text = record["prompt"] + record["canonical_solution"] + str(record.get("test") or "")
-            yield SourceItem(
-                source=NAME,
+            yield SOURCE.item(
                 key=record["task_id"],
+                commit=commit,
+                path=relative,
+                locator=number,
+                text=text,
                 language=language,
                 upstream_language=upstream_language,
-                upstream_repo=SOURCE.upstream_repo,
-                upstream_commit=commit,
-                upstream_path=relative,
-                upstream_locator=str(number),
-                licence=SOURCE.licence,
-                text=text,
                 fields=record,
             )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from pipeline.records import Language, QuarantinedRecord, SourceItem
+from pipeline.records import Language, QuarantinedRecord
 from sources.base import Loaded, Source, matching_files, read_text
 
 NAME = "ojcode"
@@ -36,16 +36,13 @@ def read(checkout: Path, commit: str) -> Iterator[Loaded]:
             yield text
             continue
         parts = PurePosixPath(relative).parts
-        yield SourceItem(
-            source=NAME,
+        yield SOURCE.item(
             key=relative.removesuffix(".cpp"),
+            commit=commit,
+            path=relative,
+            text=text,
             language=Language.CPP,
             upstream_language="C++14",
-            upstream_repo=SOURCE.upstream_repo,
-            upstream_commit=commit,
-            upstream_path=relative,
-            licence=SOURCE.licence,
-            text=text,
             fields={
                 "judge": judge_of(relative),
                 "problem": path.stem,

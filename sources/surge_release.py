@@ -46,17 +46,14 @@ class ReleasedRecord(Frozen):
         return self.category == SUBSET_CATEGORIES.get(self.subset)
 
     def to_source_item(self, commit: str, upstream_path: str) -> SourceItem:
-        return SourceItem(
-            source=NAME,
+        return SOURCE.item(
             key=f"{self.subset}[{self.index}]",
+            commit=commit,
+            path=upstream_path,
+            locator=self.index,
+            text=self.question,
             language=self.language,
             upstream_language=self.upstream_language,
-            upstream_repo=SOURCE.upstream_repo,
-            upstream_commit=commit,
-            upstream_path=upstream_path,
-            upstream_locator=str(self.index),
-            licence=SOURCE.licence,
-            text=self.question,
             fields={
                 "subset": self.subset,
                 "gt": self.gt,
