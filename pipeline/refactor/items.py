@@ -10,14 +10,13 @@ from pydantic import ValidationError
 from pipeline.errors import InputError
 from pipeline.records import QuarantinedRecord, SourceItem
 
-ITEMS_TABLE = "items"  # the table `surge pull` writes (sources/store.py)
-
 
 def load_items(path: Path) -> tuple[list[SourceItem], list[QuarantinedRecord]]:
     if path.is_dir():
         from pipeline.store import Store
+        from sources.store import ITEMS_TABLE, items_table  # the table `surge pull` writes
 
-        table = Store(path).table(ITEMS_TABLE, SourceItem, "item_id")
+        table = items_table(Store(path))
         if not table.part_files():
             raise InputError(
                 f"{path} has no {ITEMS_TABLE} table", hint="run `surge pull` first, or pass a JSONL file"
