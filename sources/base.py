@@ -109,6 +109,12 @@ def is_lfs_pointer(head: bytes) -> bool:
     return head.startswith(LFS_POINTER_PREFIX)
 
 
+def is_lfs_pointer_file(path: Path) -> bool:
+    """Whether the file is an LFS pointer, reading only its first bytes."""
+    with open(path, "rb") as handle:
+        return is_lfs_pointer(handle.read(len(LFS_POINTER_PREFIX)))
+
+
 def matching_files(checkout: Path, globs: tuple[str, ...]) -> list[Path]:
     """Files under ``checkout`` matching any glob, sorted by relative path (stable item order)."""
     found = {path for pattern in globs for path in checkout.glob(pattern) if path.is_file()}

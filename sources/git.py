@@ -20,7 +20,7 @@ import git
 
 from pipeline.errors import SourceError
 from pipeline.records import QuarantinedRecord, SourceItem
-from sources.base import LFS_POINTER_PREFIX, PullRecord, Source, is_lfs_pointer, matching_files
+from sources.base import PullRecord, Source, is_lfs_pointer_file, matching_files
 
 DEFAULT_CACHE = Path(".surge/sources")
 NO_SMUDGE = {"GIT_LFS_SKIP_SMUDGE": "1", "GIT_TERMINAL_PROMPT": "0"}  # never block on a password prompt
@@ -114,18 +114,13 @@ def resolve_commit(repo: git.Repo, source: Source, url: str) -> str:
     return sha
 
 
-def lfs_pointers(checkout: Path, source: Source) -> list[Path]:
-    pointers = []
-    for path in matching_files(checkout, source.paths):
-        with open(path, "rb") as handle:
-            if is_lfs_pointer(handle.read(len(LFS_POINTER_PREFIX))):
-                pointers.append(path)
-    return pointers
+def lfs_pointers(paths: list[Path]) -> list[Path]:
+    return [path for path in paths if is_lfs_pointer_file(path)]
 
 
 def fetch_lfs_files(repo: git.Repo, checkout: Path, source: Source) -> int:
     """Replace LFS pointers among the source's files with their content; return how many there were."""
-    pointers = lfs_pointers(checkout, source)
+    pointers = lfs_pointers(matching_files(checkout, source.paths))
     if not pointers:
         return 0
     include = ",".join(source.paths)
@@ -146,7 +141,7 @@ def fetch_lfs_files(repo: git.Repo, checkout: Path, source: Source) -> int:
             f"git lfs pull failed for {source.name}: {git_message(error)}",
             hint=f"make sure the remote serves LFS objects, then run: {command}",
         ) from None
-    left = lfs_pointers(checkout, source)
+    left = lfs_pointers(pointers)  # git lfs pull only rewrites these: no need to walk the tree again
     if left:
         raise SourceError(
             f"{len(left)} files of {source.name} are still LFS pointers after git lfs pull "

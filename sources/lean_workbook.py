@@ -20,7 +20,7 @@ from pipeline.records import Language
 from sources.base import (
     Loaded,
     Source,
-    is_lfs_pointer,
+    is_lfs_pointer_file,
     matching_files,
     missing_fields,
     quarantine,
@@ -70,10 +70,9 @@ def read_proofs(checkout: Path, commit: str) -> Iterator[Loaded]:
     name = PROOFS.name
     for path in matching_files(checkout, PROOFS.paths):
         relative = path.relative_to(checkout).as_posix()
-        with open(path, "rb") as handle:
-            if is_lfs_pointer(handle.read(64)):
-                yield quarantine(name, relative, "Git LFS pointer, not data (run `git lfs pull`)")
-                continue
+        if is_lfs_pointer_file(path):
+            yield quarantine(name, relative, "Git LFS pointer, not data (run `git lfs pull`)")
+            continue
         try:
             rows = pq.read_table(path, columns=["problem_id", "full_proof"]).to_pylist()
         except Exception as error:  # pyarrow raises several types for a corrupt or foreign file
