@@ -162,13 +162,7 @@ def code_program(item: SourceItem, method: Method, source: str, prompt_tag: str,
     return Program(
         language=language,
         files=(ProgramFile(path=file_name(language, source), content=source),),
-        origin={
-            "source": item.source,
-            "key": item.key,
-            "item_id": item.item_id,
-            "method": method.name,
-            "prompt": prompt_tag,
-        },
+        origin=_origin(item, method, prompt_tag),
         **kw,
     )
 
@@ -179,15 +173,18 @@ def bg_program(item: SourceItem, method: Method, source: str, prompt_tag: str) -
         language=language,
         files=(ProgramFile(path=file_name(language, source, BG_FILE_NAMES), content=source),),
         protocol=LabelProtocol.COMBINED_WITH_PREFIX,
-        origin={
-            "source": item.source,
-            "key": item.key,
-            "item_id": item.item_id,
-            "method": method.name,
-            "prompt": prompt_tag,
-            "variant": "buggy",
-        },
+        origin={**_origin(item, method, prompt_tag), "variant": "buggy"},
     )
+
+
+def _origin(item: SourceItem, method: Method, prompt_tag: str) -> dict[str, Any]:
+    return {
+        "source": item.source,
+        "key": item.key,
+        "item_id": item.item_id,
+        "method": method.name,
+        "prompt": prompt_tag,
+    }
 
 
 def swap_in(program_source: str, oracle: str, replacement: str) -> str | None:
