@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from pipeline.errors import InputError
-from pipeline.records import Program, ProgramFile, RunResult, SourceItem, Verdict
+from pipeline.records import LabelProtocol, Program, ProgramFile, RunResult, SourceItem, Verdict
 from pipeline.refactor.outcome import Outcome, RunSummary
 
 DEFAULT_DB = Path(".surge/review.db")
@@ -121,7 +121,7 @@ def acceptable(program: Program | None, run: RunSummary | None) -> bool:
     """Approvable only if the latest run works (a bg program may fail: that failure is its label)."""
     if program is None or run is None or run.verdict in (Verdict.SANDBOX_ERROR, Verdict.TOOLCHAIN_MISSING):
         return False
-    if program.protocol.value == "combined_with_prefix":
+    if program.protocol is LabelProtocol.COMBINED_WITH_PREFIX:
         return True
     return run.verdict == Verdict.OK and bool(run.stdout.strip())
 
@@ -139,7 +139,7 @@ def _with_text(method: str, program: Program, text: str) -> Program:
         ProgramFile(path=f.path, content=text) if f.path == program.entry_file.path else f
         for f in program.files
     )
-    return Program.model_validate({**program.model_dump(exclude={"program_id"}), "files": files})
+    return program.model_copy(update={"files": files})
 
 
 def now() -> str:
