@@ -132,10 +132,30 @@ def read_text(source: str, path: Path, location: str) -> str | QuarantinedRecord
         return quarantine(source, location, f"not UTF-8: {error}", data[:RAW_KEPT_CHARS])
 
 
+def parse_json(source: str, where: str, text: str, raw: str | bytes) -> Any:
+    """The JSON value of ``text``, or a QuarantinedRecord if it is malformed."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        return quarantine(source, where, f"malformed JSON: {error}", raw)
+
+
+def checked_object(
+    source: str, where: str, value: Any, raw: str | bytes, required: tuple[str, ...]
+) -> dict[str, Any] | QuarantinedRecord:
+    """``value`` if it is a JSON object with every required field, else a QuarantinedRecord saying why."""
+    if not isinstance(value, dict):
+        return quarantine(source, where, f"expected a JSON object, got {type(value).__name__}", raw)
+    missing = missing_fields(value, required)
+    if missing:
+        return quarantine(source, where, f"missing fields: {', '.join(missing)}", raw_json(value))
+    return value
+
+
 def read_jsonl(
-    source: str, path: Path, location: str
+    source: str, path: Path, location: str, required: tuple[str, ...] = ()
 ) -> Iterator[tuple[int, dict[str, Any]] | QuarantinedRecord]:
-    """(line number, object) per line; a bad line is quarantined and the following lines still load."""
+    """(line number, object) per line; a bad line, or one lacking a required field, is quarantined."""
     data = path.read_bytes()
     if is_lfs_pointer(data):
         yield quarantine(source, location, "Git LFS pointer, not data (run `git lfs pull`)", data)
@@ -145,43 +165,33 @@ def read_jsonl(
             continue
         where = f"{location}:{number}"
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = parse_json(source, where, raw.decode("utf-8"), raw)
         except UnicodeDecodeError as error:
             yield quarantine(source, where, f"not UTF-8: {error}", raw)
             continue
-        except json.JSONDecodeError as error:
-            yield quarantine(source, where, f"malformed JSON: {error}", raw)
-            continue
-        if not isinstance(value, dict):
-            yield quarantine(source, where, f"expected a JSON object, got {type(value).__name__}", raw)
-            continue
-        yield number, value
+        if not isinstance(value, QuarantinedRecord):
+            value = checked_object(source, where, value, raw, required)
+        yield value if isinstance(value, QuarantinedRecord) else (number, value)
 
 
 def read_json_list(
-    source: str, path: Path, location: str
+    source: str, path: Path, location: str, required: tuple[str, ...] = ()
 ) -> Iterator[tuple[int, dict[str, Any]] | QuarantinedRecord]:
-    """(index, object) per element of a JSON list file; a file that is not one is quarantined whole."""
+    """(index, object) per element of a JSON list file; a file that is not one is quarantined whole,
+    an element that is not an object or lacks a required field on its own."""
     text = read_text(source, path, location)
     if isinstance(text, QuarantinedRecord):
         yield text
         return
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        yield quarantine(source, location, f"malformed JSON: {error}", text)
-        return
-    if not isinstance(value, list):
-        yield quarantine(source, location, f"expected a JSON list, got {type(value).__name__}", text)
+    value = parse_json(source, location, text, text)
+    if not isinstance(value, (list, QuarantinedRecord)):
+        value = quarantine(source, location, f"expected a JSON list, got {type(value).__name__}", text)
+    if isinstance(value, QuarantinedRecord):
+        yield value
         return
     for index, element in enumerate(value):
-        if isinstance(element, dict):
-            yield index, element
-        else:
-            where = f"{location}[{index}]"
-            yield quarantine(
-                source, where, f"expected a JSON object, got {type(element).__name__}", repr(element)
-            )
+        checked = checked_object(source, f"{location}[{index}]", element, repr(element), required)
+        yield checked if isinstance(checked, QuarantinedRecord) else (index, checked)
 
 
 def missing_fields(record: dict[str, Any], required: tuple[str, ...]) -> list[str]:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.records import parse_language
-from sources.base import Loaded, Source, matching_files, missing_fields, quarantine, raw_json, read_json_list
+from sources.base import Loaded, Source, matching_files, quarantine, read_json_list
 
 NAME = "debugbench"
 REQUIRED = ("slug", "buggy_code", "oracle_code")
@@ -44,16 +44,11 @@ def read(checkout: Path, commit: str) -> Iterator[Loaded]:
         except ValueError as error:  # DebugBench has cpp/java/python3 only: anything else is a broken shard
             yield quarantine(NAME, relative, f"unknown language in shard name: {error}")
             continue
-        for parsed in read_json_list(NAME, path, relative):
+        for parsed in read_json_list(NAME, path, relative, REQUIRED):
             if not isinstance(parsed, tuple):
                 yield parsed
                 continue
             index, record = parsed
-            where = f"{relative}[{index}]"
-            missing = missing_fields(record, REQUIRED)
-            if missing:
-                yield quarantine(NAME, where, f"missing fields: {', '.join(missing)}", raw_json(record))
-                continue
             yield SOURCE.item(
                 key=f"{path.stem}[{index}]",
                 commit=commit,

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.records import Language
-from sources.base import Loaded, Source, matching_files, missing_fields, quarantine, raw_json, read_jsonl
+from sources.base import Loaded, Source, matching_files, read_jsonl
 
 NAME = "goedel_prover"
 REQUIRED = ("name", "formal_statement")
@@ -20,16 +20,11 @@ REQUIRED = ("name", "formal_statement")
 def read(checkout: Path, commit: str) -> Iterator[Loaded]:
     for path in matching_files(checkout, SOURCE.paths):
         relative = path.relative_to(checkout).as_posix()
-        for parsed in read_jsonl(NAME, path, relative):
+        for parsed in read_jsonl(NAME, path, relative, REQUIRED):
             if not isinstance(parsed, tuple):
                 yield parsed
                 continue
             number, record = parsed
-            missing = missing_fields(record, REQUIRED)
-            if missing:
-                where = f"{relative}:{number}"
-                yield quarantine(NAME, where, f"missing fields: {', '.join(missing)}", raw_json(record))
-                continue
             text = str(record.get("header") or "") + str(record.get("informal_prefix") or "")
             yield SOURCE.item(
                 key=f"{path.stem}/{record['name']}",

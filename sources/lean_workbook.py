@@ -40,17 +40,11 @@ def read_statements(checkout: Path, commit: str) -> Iterator[Loaded]:
     name = WORKBOOK.name
     for path in matching_files(checkout, WORKBOOK.paths):
         relative = path.relative_to(checkout).as_posix()
-        for parsed in read_json_list(name, path, relative):
+        for parsed in read_json_list(name, path, relative, ("formal_statement",)):
             if not isinstance(parsed, tuple):
                 yield parsed
                 continue
             index, record = parsed
-            missing = missing_fields(record, ("formal_statement",))
-            if missing:
-                yield quarantine(
-                    name, f"{relative}[{index}]", "missing fields: formal_statement", raw_json(record)
-                )
-                continue
             statement = record["formal_statement"]
             yield WORKBOOK.item(
                 key=theorem_name(statement) or f"{record.get('split', 'lean_workbook')}[{index}]",

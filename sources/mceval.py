@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.records import Language, parse_language
-from sources.base import Loaded, Source, matching_files, missing_fields, quarantine, raw_json, read_jsonl
+from sources.base import Loaded, Source, matching_files, read_jsonl
 
 NAME = "mceval"
 REQUIRED = ("task_id", "prompt", "canonical_solution")
@@ -31,16 +31,11 @@ def read(checkout: Path, commit: str) -> Iterator[Loaded]:
         relative = path.relative_to(checkout).as_posix()
         upstream_language = path.stem
         language = sandbox_language(upstream_language)
-        for parsed in read_jsonl(NAME, path, relative):
+        for parsed in read_jsonl(NAME, path, relative, REQUIRED):
             if not isinstance(parsed, tuple):
                 yield parsed
                 continue
             number, record = parsed
-            missing = missing_fields(record, REQUIRED)
-            if missing:
-                where = f"{relative}:{number}"
-                yield quarantine(NAME, where, f"missing fields: {', '.join(missing)}", raw_json(record))
-                continue
             text = record["prompt"] + record["canonical_solution"] + str(record.get("test") or "")
             yield SOURCE.item(
                 key=record["task_id"],

@@ -17,13 +17,14 @@ from pydantic import Field
 
 from pipeline.errors import InputError
 from pipeline.records import Frozen, Language, QuarantinedRecord, SourceItem, parse_language
-from sources.base import Loaded, Source, matching_files, missing_fields, quarantine, raw_json, read_json_list
+from sources.base import Loaded, Source, matching_files, quarantine, raw_json, read_json_list
 
 NAME = "surge_release"
 SUBSET_CATEGORIES = {"ml": 1, "cl": 2, "rl": 3, "sc": 4, "tc": 5, "bg": 6, "dr": 7, "fl": 8}  # per the paper
 CATEGORY_KEYS = ("custom_category", "custom_categoey")  # the second is upstream's spelling in ml/cl/rl
 FIXED_LANGUAGES = {"dr": Language.CPP, "sc": Language.PYTHON, "tc": Language.PYTHON, "fl": Language.LEAN4}
 PROMPT_KEYS = ("sys_0shot", "sys_3shot", "sys_cot")
+REQUIRED = ("question", "gt")
 
 
 class ReleasedRecord(Frozen):
@@ -85,9 +86,7 @@ def record_language(subset: str, features: dict[str, Any]) -> tuple[Language | N
 def parse_record(
     subset: str, index: int, location: str, record: dict[str, Any]
 ) -> ReleasedRecord | QuarantinedRecord:
-    missing = missing_fields(record, ("question", "gt"))
-    if missing:
-        return quarantine(NAME, location, f"missing fields: {', '.join(missing)}", raw_json(record))
+    """A released record whose REQUIRED fields read_json_list has already checked."""
     features = record.get("custom_features", {})
     if not isinstance(features, dict):
         return quarantine(NAME, location, "custom_features is not an object", raw_json(record))
@@ -112,7 +111,7 @@ def parse_record(
 
 
 def iter_release_file(path: Path, relative: str) -> Iterator[ReleasedRecord | QuarantinedRecord]:
-    for parsed in read_json_list(NAME, path, relative):
+    for parsed in read_json_list(NAME, path, relative, REQUIRED):
         if isinstance(parsed, tuple):
             index, record = parsed
             yield parse_record(path.stem, index, f"{relative}[{index}]", record)
