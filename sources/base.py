@@ -22,6 +22,7 @@ from pipeline.records import Frozen, Language, QuarantinedRecord, SourceItem, co
 Loaded = SourceItem | QuarantinedRecord
 Reader = Callable[[Path, str], Iterator[Loaded]]
 
+DEFAULT_CACHE = Path(".surge/sources")  # where `surge pull` keeps its checkouts
 LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
 RAW_KEPT_CHARS = 4096  # enough to see what went wrong, small enough for a quarantine row
 

@@ -20,9 +20,8 @@ import git
 
 from pipeline.errors import SourceError
 from pipeline.records import QuarantinedRecord, SourceItem
-from sources.base import PullRecord, Source, is_lfs_pointer_file, matching_files
+from sources.base import DEFAULT_CACHE, PullRecord, Source, is_lfs_pointer_file, matching_files
 
-DEFAULT_CACHE = Path(".surge/sources")
 NO_SMUDGE = {"GIT_LFS_SKIP_SMUDGE": "1", "GIT_TERMINAL_PROMPT": "0"}  # never block on a password prompt
 FULL_SHA_CHARS = 40
 

@@ -11,11 +11,11 @@ from pipeline.errors import ConfigurationError
 
 HELP = "clone or update upstream sources at pinned commits and store their items (table 'items')"
 EXAMPLE = "surge pull mceval --mirror /srv/mirrors/McEval --cache .surge/sources --store .surge/store"
-DEFAULT_CACHE = Path(".surge/sources")
 FAILED_SOURCE_EXIT_CODE = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sources.base import DEFAULT_CACHE
     from sources.registry import SOURCES  # light: the specs only, no git and no Prefect
 
     names = ", ".join(SOURCES)
