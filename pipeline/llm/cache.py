@@ -29,13 +29,10 @@ class ResponseCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        path = self._path(key)
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+            return json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # absent or damaged: a miss; the fresh answer overwrites it
             return None
-        except (OSError, ValueError):
-            return None  # a damaged entry is a miss; the fresh answer overwrites it
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         path = self._path(key)

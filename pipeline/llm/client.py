@@ -113,11 +113,10 @@ class LLMClient:
     def _post_with_retries(self, body: dict[str, Any]) -> dict[str, Any]:
         last_problem = ""
         for attempt in range(self.settings.max_retries + 1):
-            if attempt:
-                with self._lock:
-                    self.usage.retries += 1
             with self._lock:
                 self.usage.requests += 1
+                if attempt:
+                    self.usage.retries += 1
             try:
                 response = self._http.post(self.url, json=body)
             except (httpx.TimeoutException, httpx.TransportError) as error:
