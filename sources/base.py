@@ -45,6 +45,11 @@ class Source:
         """'github.com/MCEVAL/McEval' or 'huggingface.co/datasets/internlm/Lean-Workbook'."""
         return self.url.removeprefix("https://").removeprefix("http://").removesuffix(".git")
 
+    def files(self, checkout: Path) -> Iterator[tuple[Path, str]]:
+        """(path, path relative to the checkout) of every file this source reads, in a stable order."""
+        for path in matching_files(checkout, self.paths):
+            yield path, path.relative_to(checkout).as_posix()
+
     def item(
         self,
         *,

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.records import parse_language
-from sources.base import Loaded, Source, matching_files, quarantine, read_json_list
+from sources.base import Loaded, Source, quarantine, read_json_list
 
 NAME = "debugbench"
 REQUIRED = ("slug", "buggy_code", "oracle_code")
@@ -36,8 +36,7 @@ def bug_facts(subtype: str, record: dict) -> dict:
 
 
 def read(checkout: Path, commit: str) -> Iterator[Loaded]:
-    for path in matching_files(checkout, SOURCE.paths):
-        relative = path.relative_to(checkout).as_posix()
+    for path, relative in SOURCE.files(checkout):
         upstream_language, subtype = shard_parts(path.stem)
         try:
             language = parse_language(upstream_language)

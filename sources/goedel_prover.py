@@ -11,15 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.records import Language
-from sources.base import Loaded, Source, matching_files, read_jsonl
+from sources.base import Loaded, Source, read_jsonl
 
 NAME = "goedel_prover"
 REQUIRED = ("name", "formal_statement")
 
 
 def read(checkout: Path, commit: str) -> Iterator[Loaded]:
-    for path in matching_files(checkout, SOURCE.paths):
-        relative = path.relative_to(checkout).as_posix()
+    for path, relative in SOURCE.files(checkout):
         for parsed in read_jsonl(NAME, path, relative, REQUIRED):
             if not isinstance(parsed, tuple):
                 yield parsed

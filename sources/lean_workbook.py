@@ -21,7 +21,6 @@ from sources.base import (
     Loaded,
     Source,
     is_lfs_pointer_file,
-    matching_files,
     missing_fields,
     quarantine,
     raw_json,
@@ -38,8 +37,7 @@ def theorem_name(formal_statement: str) -> str | None:
 
 def read_statements(checkout: Path, commit: str) -> Iterator[Loaded]:
     name = WORKBOOK.name
-    for path in matching_files(checkout, WORKBOOK.paths):
-        relative = path.relative_to(checkout).as_posix()
+    for path, relative in WORKBOOK.files(checkout):
         for parsed in read_json_list(name, path, relative, ("formal_statement",)):
             if not isinstance(parsed, tuple):
                 yield parsed
@@ -62,8 +60,7 @@ def read_proofs(checkout: Path, commit: str) -> Iterator[Loaded]:
     import pyarrow.parquet as pq  # only this reader needs Parquet input
 
     name = PROOFS.name
-    for path in matching_files(checkout, PROOFS.paths):
-        relative = path.relative_to(checkout).as_posix()
+    for path, relative in PROOFS.files(checkout):
         if is_lfs_pointer_file(path):
             yield quarantine(name, relative, "Git LFS pointer, not data (run `git lfs pull`)")
             continue

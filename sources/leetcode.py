@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.records import Language, QuarantinedRecord, parse_language
-from sources.base import Loaded, Source, matching_files, quarantine, read_text
+from sources.base import Loaded, Source, quarantine, read_text
 
 NAME = "leetcode"
 FILE_NAME = re.compile(r"^(?:(?P<number>\d+)\.)?(?P<slug>.+?)(?P<english>[.-]en)?\.md$")
@@ -89,8 +89,7 @@ def parse_write_up(relative: str, text: str) -> dict[str, Any] | None:
 
 
 def read(checkout: Path, commit: str) -> Iterator[Loaded]:
-    for path in matching_files(checkout, SOURCE.paths):
-        relative = path.relative_to(checkout).as_posix()
+    for path, relative in SOURCE.files(checkout):
         text = read_text(NAME, path, relative)
         if isinstance(text, QuarantinedRecord):
             yield text

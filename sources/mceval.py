@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.records import Language, parse_language
-from sources.base import Loaded, Source, matching_files, read_jsonl
+from sources.base import Loaded, Source, read_jsonl
 
 NAME = "mceval"
 REQUIRED = ("task_id", "prompt", "canonical_solution")
@@ -27,8 +27,7 @@ def sandbox_language(file_stem: str) -> Language | None:
 
 
 def read(checkout: Path, commit: str) -> Iterator[Loaded]:
-    for path in matching_files(checkout, SOURCE.paths):
-        relative = path.relative_to(checkout).as_posix()
+    for path, relative in SOURCE.files(checkout):
         upstream_language = path.stem
         language = sandbox_language(upstream_language)
         for parsed in read_jsonl(NAME, path, relative, REQUIRED):

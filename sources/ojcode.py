@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from pipeline.records import Language, QuarantinedRecord
-from sources.base import Loaded, Source, matching_files, read_text
+from sources.base import Loaded, Source, read_text
 
 NAME = "ojcode"
 FOLDER_JUDGES = {"Luogu": "Luogu", "CodeForces": "CodeForces", "LOJ": "LOJ", "PAT": "PAT"}
@@ -29,8 +29,7 @@ def judge_of(relative: str) -> str:
 
 
 def read(checkout: Path, commit: str) -> Iterator[Loaded]:
-    for path in matching_files(checkout, SOURCE.paths):
-        relative = path.relative_to(checkout).as_posix()
+    for path, relative in SOURCE.files(checkout):
         text = read_text(NAME, path, relative)
         if isinstance(text, QuarantinedRecord):
             yield text

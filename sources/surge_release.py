@@ -144,8 +144,7 @@ def load_release(path: Path | str) -> tuple[list[ReleasedRecord], list[Quarantin
 
 
 def read(checkout: Path, commit: str) -> Iterator[Loaded]:
-    for path in matching_files(checkout, SOURCE.paths):
-        relative = path.relative_to(checkout).as_posix()
+    for path, relative in SOURCE.files(checkout):
         for loaded in iter_release_file(path, relative):
             yield loaded.to_source_item(commit, relative) if isinstance(loaded, ReleasedRecord) else loaded
 
