@@ -34,7 +34,8 @@ def mceval_item(number: int = 1) -> SourceItem:
     )
 
 
-def client_for(server: ReplayServer, tmp_path: Path, **kw: object) -> LLMClient:
+def replay_settings(server: ReplayServer, tmp_path: Path, **kw: object) -> LLMSettings:
+    """Settings for a client of the replay server: cache under tmp_path, fast retries; `kw` overrides."""
     values: dict = dict(
         base_url=server.base_url,
         model="replay-1",
@@ -44,7 +45,11 @@ def client_for(server: ReplayServer, tmp_path: Path, **kw: object) -> LLMClient:
         timeout_s=5.0,
     )
     values.update(kw)
-    return LLMClient(LLMSettings(**values))
+    return LLMSettings(**values)
+
+
+def client_for(server: ReplayServer, tmp_path: Path, **kw: object) -> LLMClient:
+    return LLMClient(replay_settings(server, tmp_path, **kw))
 
 
 def executor() -> Executor:

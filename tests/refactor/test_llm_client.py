@@ -8,23 +8,15 @@ import pytest
 
 from pipeline.errors import ConfigurationError, LLMError
 from pipeline.llm import LLMClient, LLMSettings
+from tests.refactor.helpers import replay_settings
 from tests.refactor.openai_replay import ReplayServer, Reply
 
 HELLO = [{"role": "user", "content": "say hi"}]
 
 
 def settings(server: ReplayServer, tmp_path: Path, **kw: object) -> LLMSettings:
-    values: dict = dict(
-        base_url=server.base_url,
-        model="replay-1",
-        api_key="k",
-        cache_dir=tmp_path / "cache",
-        backoff_base_s=0.01,
-        backoff_max_s=0.05,
-        timeout_s=5.0,
-    )
-    values.update(kw)
-    return LLMSettings(**values)
+    values: dict = {"api_key": "k", "cache_dir": tmp_path / "cache", "backoff_max_s": 0.05, **kw}
+    return replay_settings(server, tmp_path, **values)
 
 
 def test_answer_usage_and_cost_are_accounted(tmp_path: Path) -> None:
