@@ -70,11 +70,13 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     settings.require_endpoint()
     items, bad_lines = load_items(args.items)
     if args.source:
-        items = [item for item in items if item.source in set(args.source)]
+        wanted = set(args.source)
+        items = [item for item in items if item.source in wanted]
     for item in items[:1]:
         method_for(item, args.method)  # fail fast on an unknown source, before any request
     done = ReviewQueue(args.db).done_item_ids()
-    todo = [item for item in items if item.item_id not in done][: args.limit]
+    fresh = [item for item in items if item.item_id not in done]
+    todo = fresh[: args.limit]
     outcome: dict[str, Any] = {
         "candidates": 0,
         "failed": 0,
@@ -99,7 +101,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     summary = {
         "items": len(items),
         "bad_lines": len(bad_lines),
-        "already_queued": len(items) - len([i for i in items if i.item_id not in done]),
+        "already_queued": len(items) - len(fresh),
         "refactored": len(todo),
         **outcome,
         "db": str(args.db),
