@@ -12,17 +12,10 @@ from pipeline.records import (
     RunResult,
 )
 from sandboxes.backends.base import Backend
+from sandboxes.profiles import get_profile
 
 # A candidate that needs more than this is not the small program a benchmark item should be.
 REFACTOR_LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=10.0, memory_mib=1024))
-
-
-def default_profile() -> EnvironmentProfile:
-    try:
-        from sandboxes.profiles import get_profile  # written by the sandbox helper; absent on older trees
-    except ImportError:
-        return EnvironmentProfile(name="default")
-    return get_profile("default")
 
 
 class Executor:
@@ -30,7 +23,7 @@ class Executor:
         self, backend: Backend, profile: EnvironmentProfile | None = None, limits: Limits = REFACTOR_LIMITS
     ) -> None:
         self.backend = backend
-        self.profile = profile or default_profile()
+        self.profile = profile or get_profile("default")
         self.limits = limits
 
     def run(self, program: Program, setting: ExecutionSetting | None = None) -> RunResult:
