@@ -76,16 +76,16 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _list(queue: Any, state: str | None) -> dict[str, Any]:
-    entries = queue.entries(state)
-    rows = [e.summary() for e in entries]
+    rows = [e.summary() for e in queue.entries(state)]
     text = [f"{'id':<17}{'state':<10}{'verdict':<16}{'leaks':<6}item"]
     text += [
         f"{r['id']:<17}{r['state']:<10}{r['verdict']:<16}{r['leaks']:<6}{r['source']}/{r['key']}"
         + (f"  ({r['failure']})" if r["failure"] else "")
         for r in rows
     ]
-    text.append(f"{len(rows)} entries; by state: {queue.counts()}")
-    return {"entries": rows, "counts": queue.counts(), "_text": "\n".join(text)}
+    counts = queue.counts()
+    text.append(f"{len(rows)} entries; by state: {counts}")
+    return {"entries": rows, "counts": counts, "_text": "\n".join(text)}
 
 
 def _show(queue: Any, entry_id: str) -> dict[str, Any]:
