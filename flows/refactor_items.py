@@ -67,9 +67,8 @@ def refactor_items(
         for future in as_completed(futures):
             try:
                 outcomes = future.result()
-            except (
-                Exception
-            ) as error:  # a batch lost its sandbox: its items stay out of the queue, rerun retries
+            except Exception as error:
+                # A batch lost its sandbox: its items stay out of the queue, and a rerun retries them.
                 failed_batches.append(repr(error))
                 continue
             for outcome in outcomes:
