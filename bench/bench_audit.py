@@ -6,18 +6,14 @@ measured in the same run; the ratio says what the metrics, classes, diffs and le
 
 from __future__ import annotations
 
-import os
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 from pipeline.audit.convert import convert_all, load_dataset
 from pipeline.audit.plan import audit_row
 from pipeline.records import EnvironmentProfile, PhaseResult, Provenance, RunRequest, RunResult, Verdict
+from sources import SAMPLES  # noqa: E402  (bundled: the repository needs nothing beside it)
 
-SAMPLES = Path(
-    os.environ.get("SURGE_SAMPLES", Path(__file__).resolve().parents[2] / "shared" / "source-samples")
-)
 ROUNDS = 40
 PROFILE = EnvironmentProfile(name="bench")
 

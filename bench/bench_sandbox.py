@@ -4,7 +4,6 @@ subprocess of the same program, and the compile cache's speed-up. `run() -> dict
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -18,11 +17,8 @@ from sandboxes.profiles import get_profile
 
 PROGRAMS = 30
 CORPUS_ROUNDS = 2
-SAMPLES = Path(
-    os.environ.get(
-        "SURGE_SAMPLES", Path(__file__).resolve().parent.parent.parent / "shared" / "source-samples"
-    )
-)
+from sources import SAMPLES  # noqa: E402  (bundled: the repository needs nothing beside it)
+
 PYTHON_SOURCE = "print(6 * 7)\n"
 C_SOURCE = '#include <stdio.h>\nint main(void) { puts("42"); return 0; }\n'
 

@@ -15,7 +15,6 @@ Figures:
 from __future__ import annotations
 
 import json
-import os
 import sys
 import tempfile
 import time
@@ -30,8 +29,7 @@ from sources.registry import get_source  # noqa: E402
 
 GOAL_S = 5.0
 RECORDS_PER_FILE = 250  # x 8 sample languages = 2,000 records, McEval's size (2,007)
-DEFAULT_SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "source-samples"
-SAMPLES = Path(os.environ.get("SURGE_SAMPLES", DEFAULT_SAMPLES))
+from sources import SAMPLES  # noqa: E402  (bundled: the repository needs nothing beside it)
 
 
 def synthesise(folder: Path) -> tuple[str, list[bytes]]:

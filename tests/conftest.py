@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from sources import SAMPLES as BUNDLED_SAMPLES
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = Path(os.environ.get("SURGE_SAMPLES", REPO_ROOT.parent / "shared" / "source-samples"))
+SAMPLES = BUNDLED_SAMPLES  # inside the repository (sources/samples/, each with its README)
 
 
 def require_tool(*names: str) -> None:
@@ -35,8 +37,7 @@ def require_docker() -> None:
 
 @pytest.fixture(scope="session")
 def samples() -> Path:
-    if not SAMPLES.is_dir():
-        pytest.skip(f"needs the shared source samples at {SAMPLES} (set SURGE_SAMPLES)")
+    assert SAMPLES.is_dir(), f"the bundled samples are missing: {SAMPLES}"
     return SAMPLES
 
 

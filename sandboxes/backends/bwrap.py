@@ -32,7 +32,6 @@ from pipeline.errors import SandboxUnavailable
 from pipeline.labels import compose_label
 from pipeline.records import (
     Limits,
-    PhaseLimits,
     PhaseResult,
     Provenance,
     RunRequest,
@@ -544,10 +543,6 @@ def to_phase(run: dict[str, Any], verdict: Verdict, note: str = "") -> PhaseResu
         verdict=verdict,
         detail=detail,
     )
-
-
-def limits_dict(limits: PhaseLimits) -> dict[str, Any]:
-    return limits.model_dump()
 
 
 def _pipeline_version() -> str:

@@ -1,4 +1,4 @@
-"""What a language spec is: file layout, compile command, run command, version probe, install hint.
+"""What a language spec is: file layout, compile command, run command, install hint.
 
 A spec is declarative data plus a few small methods; odd toolchains (Java's class names) override one.
 Paths are absolute under /app because compiler diagnostics quote them and SURGE's labels show
@@ -27,7 +27,6 @@ class LanguageSpec:
     extensions: tuple[str, ...]
     default_tool: str  # the compiler (compiled languages) or the interpreter
     apt_packages: dict[str, str]  # tool -> Debian package that installs it
-    version_argv: tuple[str, ...] = ("--version",)
     run_tool: str | None = None  # the runtime a compiled program needs (java, mono); None: runs itself
     artifacts: tuple[str, ...] = ()  # globs under /app the compile produces (cached, hashed, shared)
     memory_rlimit: str = "data"  # see sandboxes/inner/runner.py: "data" | "as" | "none"

@@ -33,6 +33,5 @@ SPEC = MonoSpec(
     run_tool="mono",
     apt_packages={"mcs": "mono-mcs", "mono": "mono-runtime"},
     artifacts=("*.exe",),
-    version_argv=("--version",),
     self_test='class P { static void Main() { System.Console.WriteLine("surge self-test"); } }\n',
 )

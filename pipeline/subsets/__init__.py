@@ -1,0 +1,23 @@
+"""One spec per subset (see base.py); a new subset is one new file plus one line in REGISTRY."""
+
+from __future__ import annotations
+
+from pipeline.errors import ConfigurationError
+from pipeline.subsets import bg, cl, dr, fl, ml, rl, sc, tc
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec
+
+REGISTRY: dict[str, SubsetSpec] = {
+    spec.name: spec for spec in (ml.SPEC, cl.SPEC, rl.SPEC, sc.SPEC, tc.SPEC, bg.SPEC, dr.SPEC, fl.SPEC)
+}
+
+
+def subset_spec(name: str) -> SubsetSpec:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ConfigurationError(
+            f"unknown subset {name!r}", hint=f"use one of: {', '.join(REGISTRY)}"
+        ) from None
+
+
+__all__ = ["REGISTRY", "ConstructionMethod", "SubsetSpec", "subset_spec"]
