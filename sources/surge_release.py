@@ -1,10 +1,15 @@
-"""SURGE's released benchmark (github.com/Imbernoulli/SURGE): ``dataset/<subset>.json``, for auditing.
+"""SURGE's released benchmark (github.com/Imbernoulli/SURGE): ``dataset/<subset>.json``.
 
-Each file is a JSON list of {question, gt, custom_features, sys_0shot, sys_3shot, sys_cot} plus a
-category. Two upstream quirks are modelled, not corrected:
+THE one reader of the release: `surge pull` (through ``read``), `surge audit`, and the build and export
+stages all read released records through ``load_release``/``iter_release_file``. Each file is a JSON list
+of {question, gt, custom_features, sys_0shot, sys_3shot, sys_cot} plus a category. Upstream quirks are
+modelled, not corrected:
 - ml, cl and rl spell the key ``custom_categoey``; the others ``custom_category``;
-- the numbers do not identify the subset (cl.json says 1, like ml.json), so the subset is the file
-  name and the released number is kept beside it (``category``, ``category_matches_subset``).
+- the numbers do not identify the subset (cl.json says 1, like ml.json). The subset is the file name,
+  which every released file carries; the released number is kept beside it (``category``,
+  ``category_matches_subset``). Only a file named otherwise falls back to the number, with SURGE's own
+  rule (eval/main.py: 1 with a ``difficulty`` feature is cl). Before this module was the only reader,
+  the audit used the number first and turned a cl record without ``difficulty`` into ml (issue 11).
 """
 
 from __future__ import annotations
@@ -13,14 +18,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, computed_field
 
 from pipeline.errors import InputError
-from pipeline.records import Frozen, Language, QuarantinedRecord, SourceItem, parse_language
+from pipeline.records import Frozen, Language, QuarantinedRecord, SourceItem, content_id, parse_language
 from sources.base import Loaded, Source, matching_files, quarantine, raw_json, read_json_list
 
 NAME = "surge_release"
-SUBSET_CATEGORIES = {"ml": 1, "cl": 2, "rl": 3, "sc": 4, "tc": 5, "bg": 6, "dr": 7, "fl": 8}  # per the paper
+# The paper's numbers; pipeline/subsets/<name>.py says the same (tests/audit/test_subsets.py checks it).
+SUBSET_CATEGORIES = {"ml": 1, "cl": 2, "rl": 3, "sc": 4, "tc": 5, "bg": 6, "dr": 7, "fl": 8}
 CATEGORY_KEYS = ("custom_category", "custom_categoey")  # the second is upstream's spelling in ml/cl/rl
 FIXED_LANGUAGES = {"dr": Language.CPP, "sc": Language.PYTHON, "tc": Language.PYTHON, "fl": Language.LEAN4}
 PROMPT_KEYS = ("sys_0shot", "sys_3shot", "sys_cot")
@@ -30,17 +36,24 @@ REQUIRED = ("question", "gt")
 class ReleasedRecord(Frozen):
     """One released SURGE record with its label, located in its file."""
 
-    subset: str = Field(description="file name: ml, cl, rl, sc, tc, bg, dr or fl")
-    index: int
+    subset: str = Field(description="ml, cl, rl, sc, tc, bg, dr or fl (the file name)")
+    index: int = Field(description="position in its file")
     location: str = Field(description="dataset/<subset>.json[index]")
     question: str
     gt: str = Field(description="the released label, verbatim")
-    category: int | None = Field(description="the released category number, as released")
-    category_key: str | None = Field(description="'custom_category' or upstream's 'custom_categoey'")
-    language: Language | None
-    upstream_language: str | None
+    category: int | None = Field(default=None, description="the released category number, as released")
+    category_key: str | None = Field(
+        default=None, description="'custom_category' or upstream's 'custom_categoey'"
+    )
+    language: Language | None = None
+    upstream_language: str | None = None
     custom_features: dict[str, Any] = Field(default_factory=dict)
     prompts: dict[str, str] = Field(default_factory=dict)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def record_id(self) -> str:
+        return content_id("surge-released", self.subset, self.question, self.gt, self.custom_features)
 
     @property
     def category_matches_subset(self) -> bool:
@@ -75,6 +88,15 @@ def released_category(record: dict[str, Any]) -> tuple[int | None, str | None]:
     return None, None
 
 
+def subset_of(file_stem: str, category: int | None, features: dict[str, Any]) -> str | None:
+    """The file name when it is a subset's; else the released number, read as SURGE's eval/main.py does."""
+    if file_stem in SUBSET_CATEGORIES:
+        return file_stem
+    if category == 1 and "difficulty" in features:
+        category = 2
+    return next((name for name, number in SUBSET_CATEGORIES.items() if number == category), None)
+
+
 def record_language(subset: str, features: dict[str, Any]) -> tuple[Language | None, str | None]:
     """Raises ValueError for a language name no sandbox knows."""
     if subset in FIXED_LANGUAGES:
@@ -84,17 +106,21 @@ def record_language(subset: str, features: dict[str, Any]) -> tuple[Language | N
 
 
 def parse_record(
-    subset: str, index: int, location: str, record: dict[str, Any]
+    file_stem: str, index: int, location: str, record: dict[str, Any]
 ) -> ReleasedRecord | QuarantinedRecord:
     """A released record whose REQUIRED fields read_json_list has already checked."""
-    features = record.get("custom_features", {})
+    features = record.get("custom_features") or {}
     if not isinstance(features, dict):
         return quarantine(NAME, location, "custom_features is not an object", raw_json(record))
+    category, category_key = released_category(record)
+    subset = subset_of(file_stem, category, features)
+    if subset is None:
+        reason = f"cannot tell the subset: file {file_stem!r}, category {category!r}"
+        return quarantine(NAME, location, reason, raw_json(record))
     try:
         language, upstream_language = record_language(subset, features)
     except ValueError as error:
         return quarantine(NAME, location, str(error), raw_json(record))
-    category, category_key = released_category(record)
     return ReleasedRecord(
         subset=subset,
         index=index,
@@ -119,26 +145,37 @@ def iter_release_file(path: Path, relative: str) -> Iterator[ReleasedRecord | Qu
             yield parsed
 
 
-def load_release(path: Path | str) -> tuple[list[ReleasedRecord], list[QuarantinedRecord]]:
-    """Released records and quarantined ones from a SURGE checkout, its dataset/ folder, or one .json file."""
-    path = Path(path)
+def release_files(path: Path) -> tuple[list[Path], Path]:
+    """The .json files under a SURGE checkout, its dataset/ folder, or one file; and the root they are
+    named relative to (so a location reads like upstream's path: ``dataset/ml.json[3]``)."""
     if path.is_file():
-        files, root = [path], path.parent
-    elif (path / "dataset").is_dir():
-        files, root = matching_files(path, SOURCE.paths), path
-    elif path.is_dir():
-        files, root = sorted(path.glob("*.json")), path.parent
-    else:
-        raise InputError(
-            f"no SURGE release at {path}", hint="pass a SURGE checkout, its dataset/ folder or a .json"
-        )
+        return [path], path.parent
+    if (path / "dataset").is_dir():
+        return matching_files(path, SOURCE.paths), path
+    if path.is_dir():
+        return sorted(path.glob("*.json")), path.parent
+    raise InputError(
+        f"no SURGE release at {path}",
+        hint="pass a SURGE checkout, its dataset/ folder or a dataset/<subset>.json",
+    )
+
+
+def load_release(
+    path: Path | str, subsets: set[str] | None = None
+) -> tuple[list[ReleasedRecord], list[QuarantinedRecord]]:
+    """Released records and quarantined ones (each with its reason), optionally only some subsets.
+
+    A quarantined entry whose subset cannot be known (a file that is no JSON list) is always kept.
+    """
+    files, root = release_files(Path(path))
     records: list[ReleasedRecord] = []
     bad: list[QuarantinedRecord] = []
     for file in files:
         for loaded in iter_release_file(file, file.relative_to(root).as_posix()):
             if isinstance(loaded, ReleasedRecord):
-                records.append(loaded)
-            else:
+                if subsets is None or loaded.subset in subsets:
+                    records.append(loaded)
+            elif subsets is None or file.stem in subsets or file.stem not in SUBSET_CATEGORIES:
                 bad.append(loaded)
     return records, bad
 
@@ -157,5 +194,5 @@ SOURCE = Source(
     kind="git",
     paths=("dataset/*.json",),
     read=read,
-    description="SURGE's released 1,160 records with their labels (for `surge audit`)",
+    description="SURGE's released 1,160 records with their labels (for `surge audit`, build and export)",
 )

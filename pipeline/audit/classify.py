@@ -2,7 +2,9 @@
 
 Order matters and reads top to bottom: a label we could not run, or that timed out, says nothing
 about the label; our own disagreeing repeats make any comparison moot; then the comparisons go from
-strict (exact) to lenient (diagnostics ignored). What is left is a real disagreement: a suspect label.
+strict (exact) to lenient (diagnostics ignored); a disagreement left over is explained by a named cause
+where the evidence shows one (pipeline/audit/causes.py). What is left is a real disagreement: a suspect
+label.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import re
 
 from pydantic import BaseModel
 
+from pipeline.audit.causes import build_failure, missing_dependency, timeout_reason
 from pipeline.audit.rows import AuditClass
 from pipeline.records import RunResult, Verdict
 
 EVIDENCE_LINES = 14
 EVIDENCE_CHARS = 1200
 TIME_LIMIT_VERDICTS = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT}
+RESOURCE_VERDICTS = {Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT}
 
 
 class Classification(BaseModel):
@@ -159,21 +163,53 @@ def not_run_reason(result: RunResult) -> str:
     return f"toolchain missing for {result.language.value}: {detail or tools or 'not installed'}"
 
 
-def classify(result: RunResult, gt: str) -> Classification:
+class Evidence(BaseModel):
+    """What classify needs besides the run and the label: facts about the record and its neighbours."""
+
+    repository: bool = False  # a run instruction builds it: a missing file is the release's gap (rl)
+    missing: tuple[str, ...] = ()  # pieces the run needs that the release lacks (rl)
+    suspicions: tuple[str, ...] = ()  # code that can make output vary (causes.code_nondeterminism)
+    conflict: str = ""  # the same program carries other labels (causes.conflicting_labels)
+    recorded_time_s: float | None = None
+    cpu_limit_s: float | None = None
+
+
+def classify(result: RunResult, gt: str, evidence: Evidence | None = None) -> Classification:
+    facts = evidence or Evidence()
     ours = result.label
     if result.verdict is Verdict.TOOLCHAIN_MISSING:
         return Classification(audit_class=AuditClass.NOT_RUN, reason=not_run_reason(result))
     if result.verdict in TIME_LIMIT_VERDICTS:
-        return Classification(
-            audit_class=AuditClass.TIMEOUT, reason=result.verdict.value, evidence=short_diff(gt, ours)
-        )
+        reason = timeout_reason(result, facts.recorded_time_s, facts.cpu_limit_s)
+        return Classification(audit_class=AuditClass.TIMEOUT, reason=reason, evidence=short_diff(gt, ours))
     if result.distinct_outputs > 1:
         return Classification(
             audit_class=AuditClass.NON_DETERMINISTIC,
             reason=f"{result.distinct_outputs} distinct outputs in {result.repeats} runs",
             evidence=short_diff(gt, ours),
         )
-    return compare_labels(ours, gt)
+    compared = compare_labels(ours, gt)
+    if compared.audit_class is not AuditClass.MISMATCH:
+        return compared
+    cause, reason = explain(result, gt, facts)
+    return Classification(audit_class=cause, reason=reason, evidence=compared.evidence)
+
+
+def explain(result: RunResult, gt: str, facts: Evidence) -> tuple[AuditClass, str]:
+    """The named cause of a disagreement that is not the label's fault; else a mismatch."""
+    if result.verdict in RESOURCE_VERDICTS:
+        return AuditClass.RESOURCE_LIMIT, f"{result.verdict.value}: our limit, not the program's behaviour"
+    if not gt.strip():
+        return AuditClass.EMPTY_LABEL, "the released label is empty; our run printed output"
+    if facts.repository and (broken := build_failure(result, facts.missing)):
+        return AuditClass.CANNOT_BUILD, broken
+    if lacking := missing_dependency(result, gt):
+        return AuditClass.MISSING_DEPENDENCY, lacking
+    if facts.conflict:
+        return AuditClass.CONFLICTING_DUPLICATE, facts.conflict
+    if facts.suspicions:
+        return AuditClass.NON_DETERMINISTIC_CODE, "suspected from the code: " + "; ".join(facts.suspicions)
+    return AuditClass.MISMATCH, ""
 
 
 def compare_labels(ours: str, gt: str) -> Classification:

@@ -9,8 +9,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pipeline.audit.plan import best_profile, reproducing_profiles
-from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Refusal
+from pipeline.audit.plan import best_profile, best_rows, reproducing_profiles
+from pipeline.audit.rows import EXPLAINED, REPRODUCED, UNEXPLAINED, AuditClass, AuditRow, Refusal
 
 CLASS_ORDER = [c.value for c in AuditClass]
 SVG_NS = "http://www.w3.org/2000/svg"  # a namespace name, never fetched
@@ -20,8 +20,15 @@ CLASS_COLOURS = {
     "toolchain_drift": "#1e88e5",
     "locale_drift": "#8e24aa",
     "non_deterministic": "#f9a825",
-    "not_run": "#9e9e9e",
+    "non_deterministic_code": "#fdd835",
+    "cannot_build": "#6d4c41",
+    "no_run_instruction": "#a1887f",
+    "missing_dependency": "#90a4ae",
+    "empty_label": "#00897b",
+    "conflicting_duplicate": "#5e35b1",
     "timeout": "#ef6c00",
+    "resource_limit": "#ffb74d",
+    "not_run": "#9e9e9e",
     "mismatch": "#c62828",
 }
 
@@ -35,31 +42,47 @@ def _mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
 
-def summarise(rows: Sequence[AuditRow], refusals: Sequence[Refusal]) -> dict[str, Any]:
-    """Per-subset counts per class and mean score (not-run labels excluded from the mean)."""
+def summarise(
+    rows: Sequence[AuditRow], refusals: Sequence[Refusal], skipped_profiles: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Per subset and in total: each label counted once, by its best class over profiles (issue 15:
+    labels, reproduced, explained per named cause, unexplained, refused, not_run), plus per-run class
+    counts and mean scores (not-run labels excluded from the mean)."""
+    refused_by_subset = Counter(r.subset for r in refusals)
+    groups = _group(rows, lambda r: r.subset)
     by_subset: dict[str, dict[str, Any]] = {}
-    for subset, group in _group(rows, lambda r: r.subset).items():
-        by_subset[subset] = _figures(group)
-    for refusal in refusals:
-        entry = by_subset.setdefault(refusal.record.subset, _figures([]))
-        entry["refused"] += 1
+    for subset in sorted(set(groups) | set(refused_by_subset)):
+        by_subset[subset] = _figures(groups.get(subset, []), refused_by_subset[subset])
     by_language = {
         f"{subset}/{language}": _figures(group)
         for (subset, language), group in sorted(_group(rows, lambda r: (r.subset, r.language)).items())
     }
     profiles = sorted({r.profile for r in rows})
     return {
-        "labels": len({r.record_id for r in rows}) + len(refusals),
+        **_label_figures(rows, len(refusals)),
         "rows": len(rows),
-        "refused": len(refusals),
-        "refusals": [{"location": f.record.location, "reason": f.reason} for f in refusals],
+        "refusals": [{"location": f.location, "reason": f.reason} for f in refusals],
         "classes": dict(Counter(r.audit_class.value for r in rows)),
-        "by_subset": dict(sorted(by_subset.items())),
+        "by_subset": by_subset,
         "by_language": by_language,
         "leaks": sorted({r.location for r in rows if r.leaks}),
         "profiles": profiles,
+        "skipped_profiles": skipped_profiles or {},
         "best_profile": best_profile(rows) if len(profiles) > 1 else None,
         "reproduced_by": reproducing_profiles(rows) if len(profiles) > 1 else {},
+    }
+
+
+def _label_figures(rows: Sequence[AuditRow], refused: int) -> dict[str, Any]:
+    """Each label once, by its best class: the figures issue 15 asks `--json` for."""
+    best = [row.audit_class for row in best_rows(rows).values()]
+    return {
+        "labels": len(best) + refused,
+        "reproduced": sum(c in REPRODUCED for c in best),
+        "explained": dict(sorted(Counter(c.value for c in best if c in EXPLAINED).items())),
+        "unexplained": sum(c in UNEXPLAINED for c in best),
+        "refused": refused,
+        "not_run": sum(c is AuditClass.NOT_RUN for c in best),
     }
 
 
@@ -70,18 +93,19 @@ def _group(rows: Iterable[AuditRow], key: Any) -> dict[Any, list[AuditRow]]:
     return dict(groups)
 
 
-def _figures(rows: Sequence[AuditRow]) -> dict[str, Any]:
+def _figures(rows: Sequence[AuditRow], refused: int = 0) -> dict[str, Any]:
     scores = [r.score for r in rows if r.score is not None]
     reproduced = sum(r.audit_class in REPRODUCED for r in rows)
     ran = sum(r.audit_class is not AuditClass.NOT_RUN for r in rows)
+    ranking = best_profile(rows) if len({r.profile for r in rows}) > 1 else None
     return {
-        "counts": dict(Counter(r.audit_class.value for r in rows)),
-        "labels": len({r.record_id for r in rows}),
-        "runs": len(rows),  # one per label and profile: the class counts are per run
+        **_label_figures(rows, refused),
+        "counts": dict(Counter(r.audit_class.value for r in rows)),  # per run: one per label and profile
+        "runs": len(rows),
         "mean_score": _mean(scores),
-        # share of the labels we could run that reproduce: a missing toolchain says nothing of a label
+        # share of the runs that ran and reproduce: a missing toolchain says nothing of a label
         "agreement": round(reproduced / ran, 4) if ran else None,
-        "refused": 0,
+        "best_profile": ranking["profile"] if ranking else None,
     }
 
 
@@ -95,28 +119,37 @@ SHORT = {
     "toolchain_drift": "tool",
     "locale_drift": "locale",
     "non_deterministic": "nondet",
-    "not_run": "notrun",
+    "non_deterministic_code": "nondet?",
+    "cannot_build": "nobuild",
+    "no_run_instruction": "norun-i",
+    "missing_dependency": "nodep",
+    "empty_label": "empty",
+    "conflicting_duplicate": "dup",
     "timeout": "timeout",
+    "resource_limit": "limit",
+    "not_run": "notrun",
     "mismatch": "MISMATCH",
 }
 
 
 def render_text(summary: dict[str, Any]) -> str:
-    header = f"{'subset/language':<18}{'labels':>7}{'runs':>6}"
-    header += "".join(f"{SHORT[c]:>9}" for c in CLASS_ORDER)
-    header += f"{'refused':>9}{'score':>8}"
+    """Each label once (its best class over profiles), per subset and language, then the causes."""
+    header = f"{'subset/language':<18}{'labels':>7}{'reprod':>8}{'explain':>8}{'unexpl':>8}"
+    header += f"{'refused':>8}{'notrun':>8}{'score':>7}  best profile"
     lines = [header]
-    for name, figures in [
-        *summary["by_language"].items(),
-        *(("TOTAL " + s, f) for s, f in summary["by_subset"].items()),
-    ]:
-        counts = figures["counts"]
-        score = "-" if figures["mean_score"] is None else f"{figures['mean_score']:.3f}"
+    groups = [*summary["by_language"].items(), *(("TOTAL " + s, f) for s, f in summary["by_subset"].items())]
+    for name, figures in [*groups, ("TOTAL", summary)]:
+        score = "-" if figures.get("mean_score") is None else f"{figures['mean_score']:.3f}"
+        explained = sum(figures["explained"].values())
+        best = figures.get("best_profile")
+        best_name = best.get("profile") if isinstance(best, dict) else best
         lines.append(
-            f"{name:<18}{figures['labels']:>7}{figures['runs']:>6}"
-            + "".join(f"{counts.get(c, 0):>9}" for c in CLASS_ORDER)
-            + f"{figures['refused']:>9}{score:>8}"
+            f"{name:<18}{figures['labels']:>7}{figures['reproduced']:>8}{explained:>8}"
+            f"{figures['unexplained']:>8}{figures['refused']:>8}{figures['not_run']:>8}{score:>7}"
+            f"  {best_name or '-'}"
         )
+    if summary["explained"]:
+        lines.append("explained by: " + ", ".join(f"{k} {v}" for k, v in summary["explained"].items()))
     if summary["refusals"]:
         lines.append(f"refused records: {summary['refused']} (kept in the quarantine table)")
         lines.extend(f"  {r['location']}: {r['reason']}" for r in summary["refusals"][:20])
@@ -124,7 +157,9 @@ def render_text(summary: dict[str, Any]) -> str:
         lines.append(
             f"answer leakage: {len(summary['leaks'])} programs ({', '.join(summary['leaks'][:8])} ...)"
         )
-    if summary.get("best_profile"):
+    for name, reason in summary.get("skipped_profiles", {}).items():
+        lines.append(f"profile {name} skipped: {reason}")
+    if isinstance(summary.get("best_profile"), dict):
         ranking = summary["best_profile"]["ranking"]
         lines.append(
             "profiles: " + ", ".join(f"{r['profile']} {r['reproduced']}/{r['labels']}" for r in ranking)
@@ -276,15 +311,20 @@ def render_html(summary: dict[str, Any], rows: Sequence[AuditRow], title: str = 
         (n, f["agreement"]) for n, f in summary["by_language"].items() if f["agreement"] is not None
     ]
     profile_section = ""
-    if summary.get("best_profile"):
-        ranking = summary["best_profile"]["ranking"]
+    if summary.get("profiles"):
+        ranking = (summary.get("best_profile") or {}).get("ranking", [])
+        best_name = (summary.get("best_profile") or {}).get("profile", summary["profiles"][0])
         profile_section = (
             "<h2>Profiles</h2>"
             + _table(
                 ["profile", "reproduced", "labels", "mean score"],
                 [[r["profile"], r["reproduced"], r["labels"], r["mean_score"]] for r in ranking],
             )
-            + f"<p>best: <b>{_esc(summary['best_profile']['profile'])}</b></p>"
+            + f"<p>best: <b>{_esc(best_name)}</b></p>"
+            + _table(
+                ["subset", "best profile"],
+                [[s, f["best_profile"] or "-"] for s, f in summary["by_subset"].items()],
+            )
             + profile_matrix(rows)
         )
     leaks = "".join(f"<li>{_esc(r.location)}: {_esc('; '.join(r.leaks))}</li>" for r in _unique_leaks(rows))
@@ -317,16 +357,24 @@ Table columns: {_esc(", ".join(f"{SHORT[c]} = {c}" for c in CLASS_ORDER))}.</p>
 
 
 def profile_matrix(rows: Sequence[AuditRow], limit: int = 500) -> str:
-    """One line per label, one column per profile: which environment reproduces which label."""
+    """One line per label, one column per profile, then the label's best class and the profiles that
+    reproduce it: which environment made which label."""
     profiles = sorted({r.profile for r in rows})
     cells: dict[str, dict[str, str]] = defaultdict(dict)
     for row in rows:
         cells[row.location][row.profile] = SHORT[row.audit_class.value]
+    best = {row.location: row.audit_class.value for row in best_rows(rows).values()}
+    reproducing = reproducing_profiles(rows)
     body = [
-        [location, *(by_profile.get(p, "-") for p in profiles)]
+        [
+            location,
+            *(by_profile.get(p, "-") for p in profiles),
+            best[location],
+            ", ".join(reproducing[location]),
+        ]
         for location, by_profile in sorted(cells.items())[:limit]
     ]
-    return _table(["label", *profiles], body)
+    return _table(["label", *profiles, "best class", "reproduced by"], body)
 
 
 def _unique_leaks(rows: Sequence[AuditRow]) -> list[AuditRow]:

@@ -3,66 +3,82 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
 
 from pydantic import Field, computed_field
 
 from pipeline.records import ExecutionSetting, Frozen, Program, content_id
+from pipeline.subsets import REGISTRY, ProgramPlan
+from sources.surge_release import ReleasedRecord
 
-SUBSETS = ("ml", "cl", "rl", "sc", "tc", "bg", "dr", "fl")
-
-
-class ReleasedRecord(Frozen):
-    """One record of SURGE's released dataset/<subset>.json, as upstream wrote it."""
-
-    subset: str
-    index: int = Field(description="position in its file")
-    location: str = Field(description="file[index]")
-    question: str
-    gt: str
-    custom_features: dict[str, Any] = Field(default_factory=dict)
-    problem: str = Field(default="", description="why the entry is malformed (it is then refused, not run)")
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def record_id(self) -> str:
-        return content_id("surge-released", self.subset, self.question, self.gt, self.custom_features)
-
-    @property
-    def language_name(self) -> str:
-        return str(self.custom_features.get("language", ""))
+SUBSETS = tuple(REGISTRY)
 
 
 class Conversion(Frozen):
-    """A record turned into something runnable."""
+    """A record turned into something runnable; `candidate` picks one of the plan's readings."""
 
     record: ReleasedRecord
-    language: str = Field(description="the language as the audit reports it, e.g. 'cpp'")
-    program: Program
-    setting: ExecutionSetting = ExecutionSetting()
+    plan: ProgramPlan
+    candidate: int = Field(default=0, description="0: the plan's first reading; n: its n-th alternative")
+
+    @property
+    def language(self) -> str:
+        return self.plan.language
+
+    @property
+    def program(self) -> Program:
+        return self.plan.candidates()[self.candidate].program
+
+    @property
+    def variant(self) -> str:
+        return self.plan.candidates()[self.candidate].name
+
+    @property
+    def setting(self) -> ExecutionSetting:
+        return self.plan.setting
+
+    def alternatives(self) -> list[Conversion]:
+        """The same record under each other reading of it (issue 15: argv candidates)."""
+        count = len(self.plan.candidates())
+        return [self.model_copy(update={"candidate": i}) for i in range(count) if i != self.candidate]
 
 
 class Refusal(Frozen):
     """A record that cannot be turned into a program, and why (listed and counted, never fatal)."""
 
-    record: ReleasedRecord
+    subset: str
+    location: str
     reason: str
+    record: ReleasedRecord | None = Field(default=None, description="None: the reader could not parse it")
 
 
 class AuditClass(StrEnum):
-    """One class per label (issue 6). Ordered from 'label holds' to 'label is suspect'."""
+    """One class per label (issues 6, 15). Reproduced, explained by a named cause, not run, or mismatch."""
 
     EXACT = "reproduced_exact"
     NORMALISED = "reproduced_normalised"  # whitespace, quote style, line wrapping
     TOOLCHAIN_DRIFT = "toolchain_drift"  # only compiler/interpreter diagnostics differ
     LOCALE_DRIFT = "locale_drift"
     NON_DETERMINISTIC = "non_deterministic"  # our own repeated runs disagree
+    NON_DETERMINISTIC_CODE = (
+        "non_deterministic_code"  # repeats agree, but the code reads clocks, randomness..
+    )
+    CANNOT_BUILD = "cannot_build"  # a file, make target or binary the run needs is not in the release
+    NO_RUN_INSTRUCTION = "no_run_instruction"  # nothing says how to run it, and nothing could be inferred
+    MISSING_DEPENDENCY = "missing_dependency"  # e.g. a Python module our environment lacks
+    EMPTY_LABEL = "empty_label"  # the released gt is empty, our run printed something
+    CONFLICTING_DUPLICATE = "conflicting_duplicate"  # the same program has other, different labels
+    TIMEOUT = "timeout"  # past our limits (the reason says the recorded time, where there is one)
+    RESOURCE_LIMIT = "resource_limit"  # memory or output limit
     NOT_RUN = "not_run"  # toolchain missing (named in `reason`)
-    TIMEOUT = "timeout"
-    MISMATCH = "mismatch"
+    MISMATCH = "mismatch"  # a real disagreement: the label is suspect
 
 
 REPRODUCED = (AuditClass.EXACT, AuditClass.NORMALISED)
+UNEXPLAINED = (AuditClass.MISMATCH,)
+EXPLAINED = tuple(c for c in AuditClass if c not in (*REPRODUCED, *UNEXPLAINED, AuditClass.NOT_RUN))
+# Best first: a label's class over profiles and candidates is the first in this order that any row has.
+# A mismatch ranks before not_run: a disagreement somewhere is news, a missing tool elsewhere is not.
+CLASS_RANK = {c: i for i, c in enumerate([*REPRODUCED, *EXPLAINED, *UNEXPLAINED, AuditClass.NOT_RUN])}
 
 
 class AuditRow(Frozen):
@@ -75,6 +91,7 @@ class AuditRow(Frozen):
     language: str
     profile: str
     run_id: str | None = None
+    variant: str = Field(default="as released", description="which reading of the record ran (argv, ...)")
     verdict: str | None = Field(default=None, description="the run's Verdict, if it ran")
     audit_class: AuditClass
     metric: str = Field(description="the subset's SURGE metric, e.g. 'jaccard_words'")
@@ -82,6 +99,7 @@ class AuditRow(Frozen):
     reason: str = Field(default="", description="why (not run: which toolchain; timeout: which limit)")
     evidence: str = Field(default="", description="a short diff of gt against our output")
     cpu_s: float = Field(default=0.0, description="compile + run CPU seconds (user + system)")
+    run_cpu_limit_s: float | None = Field(default=None, description="the run phase's CPU limit we applied")
     distinct_outputs: int = 1
     recorded_time_s: float | None = Field(
         default=None,
@@ -94,4 +112,16 @@ class AuditRow(Frozen):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def audit_id(self) -> str:
-        return content_id("audit", self.record_id, self.profile, self.run_id, self.audit_class, self.score)
+        return content_id(
+            "audit", self.record_id, self.profile, self.run_id, self.variant, self.audit_class, self.score
+        )
+
+
+class Unrunnable(Frozen):
+    """A well-formed record that cannot run as released and nothing could be inferred: it still gets a
+    row per profile, classed by the named cause (issue 15), instead of a refusal."""
+
+    record: ReleasedRecord
+    language: str
+    audit_class: AuditClass
+    reason: str

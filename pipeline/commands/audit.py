@@ -1,4 +1,4 @@
-"""surge audit: re-execute SURGE's released labels, score and classify each one, report (issue 6)."""
+"""surge audit: re-execute SURGE's released labels, score and classify each one, report (issues 6, 15)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pipeline.commands.common import add_limit_arguments, add_store_argument, li
 HELP = (
     "re-execute a released SURGE dataset, score every label with SURGE's metric and explain each disagreement"
 )
-EXAMPLE = "surge audit dataset/ --subset ml --subset cl --limit 20 --repeats 2 --report audit.html"
+EXAMPLE = "surge audit dataset/ --profile all --limit 20 --repeats 2 --json"
 SUBSET_CHOICES = ("ml", "cl", "rl", "sc", "tc", "bg", "dr", "fl")
+BACKENDS = ("auto", "bwrap", "docker")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,27 +22,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--subset", action="append", choices=SUBSET_CHOICES, help="only these subsets (repeatable)"
     )
-    parser.add_argument("--profile", action="append", default=None, help="environment profile (repeatable)")
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=None,
+        help="environment profile (repeatable); `all`: every profile, each on its own backend",
+    )
     add_store_argument(parser)
     parser.add_argument(
         "--report", type=Path, default=None, help="HTML report (default: STORE/audit-report.html)"
     )
     parser.add_argument("--repeats", type=int, default=2, help="runs per program, to detect non-determinism")
     parser.add_argument("--limit", type=int, default=None, help="at most N records per subset")
-    parser.add_argument("--backend", default="bwrap", help="bwrap (default) or docker")
+    parser.add_argument(
+        "--backend",
+        default="auto",
+        choices=BACKENDS,
+        help="auto (default): Docker for profiles whose toolchains live in images, bwrap for the others",
+    )
     parser.add_argument(
         "--batch-size", type=int, default=16, help="programs per task (one sandbox per batch)"
     )
     parser.add_argument("--workers", type=int, default=None, help="batches in parallel (default: CPU cores)")
     add_limit_arguments(parser)
-
-
-def load_profiles(names: list[str], backend: str) -> list[Any]:
-    from sandboxes.profiles import check_backend, get_profile
-
-    profiles = [get_profile(name) for name in names]
-    check_backend(profiles, backend)
-    return profiles
+    parser.add_argument(
+        "--time-margin",
+        type=float,
+        default=2.0,
+        help="a record with a recorded run time (sc/tc) gets a CPU limit of that time x this margin + 1 s",
+    )
+    parser.add_argument(
+        "--time-cap-s",
+        type=float,
+        default=300.0,
+        help="the most CPU seconds a recorded time can raise a limit to",
+    )
 
 
 def limit_per_subset(records: list[Any], limit: int | None) -> list[Any]:
@@ -57,51 +72,51 @@ def limit_per_subset(records: list[Any], limit: int | None) -> list[Any]:
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
-    import pyarrow.compute as pc
-
     from pipeline.audit.convert import convert_all, load_dataset
-    from pipeline.audit.plan import audit_rows, plan_requests, refusal_record
+    from pipeline.audit.plan import (
+        LimitPolicy,
+        alternative_requests,
+        plan_requests,
+        refusal_record,
+        unrunnable_rows,
+    )
+    from pipeline.audit.profiles import resolve_profiles
     from pipeline.audit.report import render_html, render_text, summarise
     from pipeline.audit.rows import AuditRow
     from pipeline.store import Store
 
-    records = limit_per_subset(
-        load_dataset(args.dataset, set(args.subset) if args.subset else None), args.limit
-    )
-    conversions, refusals = convert_all(records)
-    profiles = load_profiles(args.profile or ["default"], args.backend)
-    requests = plan_requests(conversions, profiles, limits_from_args(args), args.repeats)
+    records, refusals = load_dataset(args.dataset, set(args.subset) if args.subset else None)
+    conversions, unrunnable, refused = convert_all(limit_per_subset(records, args.limit))
+    refusals += refused
+    chosen = resolve_profiles(args.profile or ["default"], args.backend)
+    profiles = chosen.runnable
+    policy = LimitPolicy(base=limits_from_args(args), margin=args.time_margin, cap_s=args.time_cap_s)
     store = Store(args.store)
     _append_new(store.quarantine, [refusal_record(r) for r in refusals])
 
-    done = store.runs.existing_ids()
-    todo = [r for r in requests if r.run_id not in done]
-    outcome: dict[str, Any] = {"written": 0, "sandbox_errors": 0, "failed_batches": 0}
-    if todo:
-        from flows.audit_dataset import audit_flow
-        from flows.runtime import default_workers
-
-        outcome = audit_flow(
-            todo, args.store, args.backend, False, args.batch_size, args.workers or default_workers()
-        )
-
-    wanted = [r.run_id for r in requests]
-    results = (
-        {r.run_id: r for r in store.runs.records(filter=pc.field("run_id").isin(wanted))} if wanted else {}
-    )
-    rows = audit_rows(conversions, profiles, results)
+    # Round 1: each record's first reading; round 2: the other readings of those that did not reproduce.
+    requests = plan_requests(conversions, profiles, policy, args.repeats)
+    outcome = _run_missing(requests, store, chosen.backends, args)
+    rows = _rows(store, conversions, profiles, requests)
+    extra = alternative_requests(conversions, rows, profiles, policy, args.repeats)
+    if extra:
+        second = _run_missing(extra, store, chosen.backends, args)
+        outcome = {k: outcome[k] + second[k] for k in outcome}
+        requests += extra
+        rows = _rows(store, conversions, profiles, requests)
+    rows += unrunnable_rows(unrunnable, profiles)
     audit_table = store.table("audit", AuditRow, "audit_id")
     _append_new(audit_table, rows)
 
-    summary = summarise(rows, refusals)
+    summary = summarise(rows, refusals, chosen.skipped)
     report_path = args.report or (args.store / "audit-report.html")
     report_path.parent.mkdir(parents=True, exist_ok=True)
     report_path.write_text(render_html(summary, rows), encoding="utf-8")
     summary.update(
         runs_planned=len(requests),
-        runs_reused=len(requests) - len(todo),
+        runs_reused=len(requests) - outcome["todo"],
         runs_executed=outcome["written"],
-        not_audited=len(conversions) * len(profiles) - len(rows),
+        not_audited=(len(conversions) + len(unrunnable)) * len(profiles) - len(rows),
         sandbox_errors=outcome["sandbox_errors"],
         failed_batches=outcome["failed_batches"],
         report=str(report_path),
@@ -123,6 +138,54 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         )
     )
     return summary
+
+
+def _rows(store: Any, conversions: list[Any], profiles: list[Any], requests: list[Any]) -> list[Any]:
+    import pyarrow.compute as pc
+
+    from pipeline.audit.plan import audit_rows, pick_stored
+
+    wanted = [r.run_id for r in requests]
+    stored = store.runs.records(filter=pc.field("run_id").isin(wanted)) if wanted else []
+    return audit_rows(conversions, profiles, pick_stored(stored))
+
+
+def _run_missing(requests: list[Any], store: Any, backends: dict[str, str], args: Any) -> dict[str, int]:
+    """Execute the requests the store cannot answer, each profile on its backend.
+
+    A stored result that ended on a limit is never reused (the limits may have been raised since).
+    """
+    import pyarrow.compute as pc
+
+    from pipeline.audit.plan import pick_stored
+
+    wanted = [r.run_id for r in requests]
+    stored = pick_stored(store.runs.records(filter=pc.field("run_id").isin(wanted))) if wanted else {}
+    done = {run_id for run_id, result in stored.items() if not _ended_on_limit(result)}
+    todo = [r for r in requests if r.run_id not in done]
+    outcome = {"todo": len(todo), "written": 0, "sandbox_errors": 0, "failed_batches": 0}
+    by_backend: dict[str, list[Any]] = defaultdict(list)
+    for request in todo:
+        by_backend[backends[request.profile.name]].append(request)
+    for backend, batch in sorted(by_backend.items()):
+        ran = execute_runs(batch, args, backend)
+        for key in ("written", "sandbox_errors", "failed_batches"):
+            outcome[key] += int(ran[key])
+    return outcome
+
+
+def _ended_on_limit(result: Any) -> bool:
+    from pipeline.audit.plan import ended_on_limit
+
+    return ended_on_limit(result)
+
+
+def execute_runs(todo: list[Any], args: argparse.Namespace, backend: str) -> dict[str, Any]:
+    """The one call into the execution flow (kept small: the orchestration helper owns how it is called)."""
+    from flows.audit_dataset import audit_flow
+    from flows.runtime import default_workers
+
+    return audit_flow(todo, args.store, backend, False, args.batch_size, args.workers or default_workers())
 
 
 def _append_new(table: Any, records: list[Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pipeline.errors import ConfigurationError
 from pipeline.subsets import bg, cl, dr, fl, ml, rl, sc, tc
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec
+from pipeline.subsets.base import Candidate, ConstructionMethod, ProgramPlan, SubsetSpec, Unrunnable
 
 REGISTRY: dict[str, SubsetSpec] = {
     spec.name: spec for spec in (ml.SPEC, cl.SPEC, rl.SPEC, sc.SPEC, tc.SPEC, bg.SPEC, dr.SPEC, fl.SPEC)
@@ -20,4 +20,12 @@ def subset_spec(name: str) -> SubsetSpec:
         ) from None
 
 
-__all__ = ["REGISTRY", "ConstructionMethod", "SubsetSpec", "subset_spec"]
+__all__ = [
+    "REGISTRY",
+    "Candidate",
+    "ConstructionMethod",
+    "ProgramPlan",
+    "SubsetSpec",
+    "Unrunnable",
+    "subset_spec",
+]

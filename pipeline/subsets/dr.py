@@ -1,8 +1,30 @@
 """dr: C++ snippets whose output differs across g++/clang++ x C++03/11/14/17 x -O0..-Os;
-label: diagnostics then stdout."""
+label: diagnostics then stdout.
 
-from pipeline.records import LabelProtocol
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec
+`custom_features.key` (`clang++-C++11--O1`) is the compiler, standard and -O level. The labels name the
+file `test.cpp:8:19`: it was compiled inside its folder under a relative name. The label is the compile
+phase's output followed by the run's output (two phases, composed after the run); a crash leaves no shell
+text such as `Segmentation fault`. clang labels show line gutters (clang 19: the `surge-dr` profile).
+"""
+
+from pipeline.records import ExecutionSetting, LabelProtocol, Language, Program
+from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
+from pipeline.subsets.programs import origin
+from sources.surge_release import ReleasedRecord
+
+
+def to_program(record: ReleasedRecord) -> ProgramPlan:
+    key = str(record.custom_features.get("key", ""))
+    setting = ExecutionSetting.from_surge_key(key)  # ValueError names the expected shape
+    program = Program.single(
+        Language.CPP,
+        record.question,
+        filename="test.cpp",
+        protocol=LabelProtocol.COMPILE_THEN_RUN,
+        origin=origin(record),
+    )
+    return ProgramPlan(language="cpp", program=program, setting=setting)
+
 
 SPEC = SubsetSpec(
     name="dr",
@@ -14,4 +36,5 @@ SPEC = SubsetSpec(
     protocol=LabelProtocol.COMPILE_THEN_RUN,
     feature_keys=("dependencies", "key"),
     few_shot_examples=6,
+    to_program=to_program,
 )

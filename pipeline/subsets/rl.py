@@ -1,6 +1,12 @@
-"""rl: Multi-file repositories run with their run instruction and input files; label: stdout."""
+"""rl: Multi-file repositories run with their run instruction and input files; label: stdout.
+
+How a record becomes a program: pipeline/subsets/repositories.py (both packings of the release, the
+input file on stdin, the language from the files since upstream says "Python" for C++ TUOJ projects,
+and the run instruction inferred for PlotNeuralNet records, which have none).
+"""
 
 from pipeline.records import LabelProtocol
+from pipeline.subsets import repositories
 from pipeline.subsets.base import ConstructionMethod, SubsetSpec
 
 SPEC = SubsetSpec(
@@ -13,4 +19,5 @@ SPEC = SubsetSpec(
     protocol=LabelProtocol.STDOUT,
     feature_keys=("language", "repo", "difficulty", "task", "run_instruction"),
     few_shot_examples=3,
+    to_program=repositories.to_program,
 )

@@ -1,6 +1,13 @@
-"""sc: Python scripts for numerical methods run with a sampled command line; label: stdout."""
+"""sc: Python scripts for numerical methods run with a sampled command line; label: stdout.
+
+The question is a ```code``` block and a ```command``` block; the script runs without a shell, with the
+argv rebuilt from its own argparse parser (pipeline/subsets/scripts.py). `custom_features.time` is the
+run time SURGE recorded, a float of seconds. Labels differ from a fresh run mostly in numpy's line
+wrapping: compare with whitespace collapsed.
+"""
 
 from pipeline.records import LabelProtocol
+from pipeline.subsets import scripts
 from pipeline.subsets.base import ConstructionMethod, SubsetSpec
 
 SPEC = SubsetSpec(
@@ -13,4 +20,5 @@ SPEC = SubsetSpec(
     protocol=LabelProtocol.STDOUT,
     feature_keys=("qid", "time", "fid"),
     few_shot_examples=3,
+    to_program=scripts.to_program,
 )

@@ -1,7 +1,13 @@
 """tc: Long-running algorithmic scripts (sorting, graphs, NP-hard search, Monte Carlo);
-label: stdout, with CPU time recorded."""
+label: stdout, with CPU time recorded.
+
+Same shape as sc (pipeline/subsets/scripts.py rebuilds the argv from the script's parser).
+`custom_features.time` is text, `"12.6223 seconds"`, or null: the audit derives the run's limits from it.
+The `mc_*` scripts are unseeded Monte Carlo: their labels cannot be reproduced exactly.
+"""
 
 from pipeline.records import LabelProtocol
+from pipeline.subsets import scripts
 from pipeline.subsets.base import ConstructionMethod, SubsetSpec
 
 SPEC = SubsetSpec(
@@ -14,4 +20,5 @@ SPEC = SubsetSpec(
     protocol=LabelProtocol.STDOUT,
     feature_keys=("qid", "time", "fid"),
     few_shot_examples=3,
+    to_program=scripts.to_program,
 )

@@ -10,7 +10,7 @@ import pytest
 import sandboxes
 from pipeline import cli
 from pipeline.audit.rows import AuditRow
-from pipeline.records import EnvironmentProfile, Language, RunRequest, Verdict
+from pipeline.records import Language, RunRequest, Verdict
 from pipeline.store import Store
 from tests.audit.fakes import FakeBackend
 
@@ -33,10 +33,7 @@ def _answer(request: RunRequest) -> tuple[str, Verdict]:
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
     backend = FakeBackend(_answer)
     monkeypatch.setattr(sandboxes, "open_backend", lambda *a, **k: backend)
-    monkeypatch.setattr(
-        "pipeline.commands.audit.load_profiles",
-        lambda names, backend: [EnvironmentProfile(name=n) for n in names],
-    )
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
     return backend
 
 
@@ -69,7 +66,9 @@ def test_audit_scores_classifies_and_resumes(
     assert summary["by_subset"]["fl"]["counts"] == {"not_run": 2}
     assert summary["by_subset"]["fl"]["mean_score"] is None
     assert summary["by_subset"]["sc"]["counts"] == {"mismatch": 2}
-    assert summary["leaks"] == ["cl.json[0]"]
+    assert summary["leaks"] == ["surge-released/cl.json[0]"]
+    assert (summary["by_subset"]["fl"]["labels"], summary["by_subset"]["fl"]["not_run"]) == (2, 2)
+    assert (summary["labels"], summary["reproduced"], summary["unexplained"]) == (6, 2, 2)
     assert len(fake.ran) == 6 and summary["runs_executed"] == 6
     assert "_text" not in summary
 

@@ -32,11 +32,11 @@ FAST_LIMITS = Limits(compile=PhaseLimits(cpu_s=30, wall_s=60), run=PhaseLimits(c
 def _picked(released: Path) -> list[Conversion]:
     records = []
     for name, indices in PICKED.items():
-        subset_records = load_dataset(released / name)
+        subset_records, _ = load_dataset(released / name)
         records += [subset_records[i] for i in indices]
-    records += load_dataset(HERE / "data" / "ml.json")  # Java, Rust, C#, Julia, unseeded Python
-    conversions, refusals = convert_all(records)
-    assert refusals == []
+    records += load_dataset(HERE / "data" / "ml.json")[0]  # Java, Rust, C#, Julia, unseeded Python
+    conversions, unrunnable, refusals = convert_all(records)
+    assert refusals == [] and unrunnable == []
     return conversions
 
 
@@ -57,7 +57,7 @@ def rows(samples: Path) -> dict[str, AuditRow]:
     with open_backend("bwrap", workers=2) as backend:
         results = {r.run_id: r for r in backend.run_batch(requests)}
     audited = audit_rows(conversions, profiles, results)
-    return {f"{r.location}:{r.language}": r for r in audited}
+    return {f"{r.location.rsplit('/', 1)[-1]}:{r.language}": r for r in audited}
 
 
 def _tool_present(row: AuditRow) -> None:

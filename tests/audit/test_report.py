@@ -4,8 +4,10 @@ from html.parser import HTMLParser
 
 from pipeline.audit.plan import audit_row, best_profile, reproducing_profiles
 from pipeline.audit.report import render_html, render_text, summarise
-from pipeline.audit.rows import AuditClass, Conversion, Refusal, ReleasedRecord
+from pipeline.audit.rows import AuditClass, Conversion, Refusal
 from pipeline.records import EnvironmentProfile, Program, RunRequest, Verdict
+from pipeline.subsets import ProgramPlan
+from sources.surge_release import ReleasedRecord
 from tests.audit.fakes import result_for
 
 
@@ -18,7 +20,8 @@ def _conversion(index: int, gt: str, question: str = "print(4)  # Output: 4") ->
         gt=gt,
         custom_features={"language": "Python", "difficulty": 1},
     )
-    return Conversion(record=record, language="python", program=Program.single("python", question))
+    plan = ProgramPlan(language="python", program=Program.single("python", question))
+    return Conversion(record=record, plan=plan)
 
 
 def _rows():
@@ -52,14 +55,16 @@ def test_best_profile_and_who_reproduces_what() -> None:
 
 
 def test_summary_counts_per_subset_and_refusals() -> None:
-    refusal = Refusal(
-        record=ReleasedRecord(subset="sc", index=0, location="sc.json[0]", question="", gt=""),
-        reason="no blocks",
-    )
+    refusal = Refusal(subset="sc", location="sc.json[0]", reason="no blocks")
     summary = summarise(_rows(), [refusal])
-    assert summary["by_subset"]["cl"]["counts"] == {"reproduced_exact": 2, "mismatch": 2}
-    assert summary["by_subset"]["cl"]["mean_score"] == 0.5
-    assert summary["by_subset"]["sc"]["refused"] == 1
+    cl = summary["by_subset"]["cl"]
+    assert cl["counts"] == {"reproduced_exact": 2, "mismatch": 2}  # per run: 2 labels x 2 profiles
+    assert cl["mean_score"] == 0.5
+    # each label once, by its best class over the profiles (issue 15)
+    assert (cl["labels"], cl["reproduced"], cl["unexplained"], cl["explained"]) == (2, 2, 0, {})
+    assert cl["best_profile"] == "old"
+    assert summary["by_subset"]["sc"]["refused"] == 1 and summary["by_subset"]["sc"]["labels"] == 1
+    assert (summary["labels"], summary["reproduced"], summary["refused"], summary["not_run"]) == (3, 2, 1, 0)
     assert summary["best_profile"]["profile"] == "old"
     text = render_text(summary)
     assert "cl/python" in text and "best profile: old" in text and "sc.json[0]: no blocks" in text
@@ -86,11 +91,11 @@ def test_html_report_is_self_contained() -> None:
     assert "cl.json[0]" in page and "# Output: 4" in page  # leak listed with its evidence
     # several profiles: a label x profile matrix of classes
     assert "<th>label</th><th>new</th><th>old</th>" in page
-    assert "<td>cl.json[1]</td><td>MISMATCH</td><td>exact</td>" in page
+    assert "<td>cl.json[1]</td><td>MISMATCH</td><td>exact</td><td>reproduced_exact</td><td>old</td>" in page
 
 
 def test_recorded_time_is_parsed_from_both_spellings() -> None:
-    from pipeline.audit.plan import recorded_time
+    from pipeline.subsets.programs import recorded_time_s as recorded_time
 
     assert recorded_time("1.1037 seconds") == 1.1037
     assert recorded_time(0.25) == 0.25

@@ -1,0 +1,49 @@
+"""Helpers the subsets' ``to_program`` rules share: provenance, the record's language, Java file names."""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.records import Language, Program
+from pipeline.subsets.base import ProgramPlan
+from sources.surge_release import ReleasedRecord
+
+
+def origin(record: ReleasedRecord) -> dict[str, str]:
+    return {"source": "surge-released", "subset": record.subset, "index": str(record.index)}
+
+
+def record_language(record: ReleasedRecord) -> Language:
+    if record.language is None:
+        raise ValueError("no custom_features.language")
+    return record.language
+
+
+_JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:(?:final|abstract)\s+)*class\s+(\w+)")
+_JAVA_ANY_CLASS = re.compile(r"\bclass\s+(\w+)")
+
+
+def java_filename(source: str) -> str:
+    """javac wants the file named after the public class (else the first class, else Main)."""
+    match = _JAVA_PUBLIC_CLASS.search(source) or _JAVA_ANY_CLASS.search(source)
+    return f"{match.group(1) if match else 'Main'}.java"
+
+
+def complete_program(record: ReleasedRecord) -> ProgramPlan:
+    """ml, cl: the question is a complete program; the label is its stdout."""
+    language = record_language(record)
+    filename = java_filename(record.question) if language is Language.JAVA else None
+    program = Program.single(language, record.question, filename=filename, origin=origin(record))
+    return ProgramPlan(language=language.value, program=program)
+
+
+def recorded_time_s(value: object) -> float | None:
+    """sc records store seconds as a float, tc as text: `"12.6223 seconds"`; some tc have null."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and value.strip():
+        try:
+            return float(value.split()[0])
+        except ValueError:
+            return None
+    return None
