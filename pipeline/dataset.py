@@ -24,6 +24,7 @@ from sources.surge_release import SOURCE as RELEASE_SOURCE
 from sources.surge_release import ReleasedRecord
 
 DATASET_TABLE = "dataset"
+RELEASED_COMMIT = RELEASE_SOURCE.commit or ""  # the pinned commit of the bundled samples
 LabelOrigin = Literal["released", "executed"]
 
 
@@ -101,7 +102,7 @@ def dataset_table(store: Store) -> Table[DatasetRow]:
     return store.table(DATASET_TABLE, DatasetRow, "row_id")
 
 
-def released_row(record: ReleasedRecord, commit: str = RELEASE_SOURCE.commit) -> DatasetRow:
+def released_row(record: ReleasedRecord, commit: str = RELEASED_COMMIT) -> DatasetRow:
     """A released SURGE record as a row: SURGE's label, the release as upstream, prompts kept verbatim."""
     spec = subset_spec(record.subset)
     return DatasetRow(
@@ -125,9 +126,7 @@ def released_row(record: ReleasedRecord, commit: str = RELEASE_SOURCE.commit) ->
     )
 
 
-def import_released(
-    records: Iterable[ReleasedRecord], commit: str = RELEASE_SOURCE.commit
-) -> list[DatasetRow]:
+def import_released(records: Iterable[ReleasedRecord], commit: str = RELEASED_COMMIT) -> list[DatasetRow]:
     return [released_row(record, commit) for record in records]
 
 
