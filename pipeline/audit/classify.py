@@ -10,6 +10,7 @@ label.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 
 from pydantic import BaseModel
@@ -221,6 +222,8 @@ def compare_labels(ours: str, gt: str) -> Classification:
         return Classification(
             audit_class=AuditClass.NORMALISED, reason=_normalised_why(ours, gt), evidence=evidence
         )
+    if same_json(ours, gt):
+        return Classification(audit_class=AuditClass.NORMALISED, reason="JSON formatting", evidence=evidence)
     if is_locale_drift(ours, gt):
         return Classification(
             audit_class=AuditClass.LOCALE_DRIFT, reason="localised words or numbers", evidence=evidence
@@ -230,6 +233,16 @@ def compare_labels(ours: str, gt: str) -> Classification:
             audit_class=AuditClass.TOOLCHAIN_DRIFT, reason="differs only in diagnostics", evidence=evidence
         )
     return Classification(audit_class=AuditClass.MISMATCH, evidence=evidence)
+
+
+def same_json(ours: str, gt: str) -> bool:
+    """fl labels are the checker's JSON: the same object with other spacing or key order is the same label."""
+    if not (ours.lstrip().startswith("{") and gt.lstrip().startswith("{")):
+        return False
+    try:
+        return bool(json.loads(ours) == json.loads(gt))
+    except ValueError:
+        return False
 
 
 def _normalised_why(ours: str, gt: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pydantic import Field
 
@@ -251,7 +252,7 @@ def reproducing_profiles(rows: Iterable[AuditRow]) -> dict[str, list[str]]:
     return {location: sorted(set(names)) for location, names in found.items()}
 
 
-def best_profile(rows: Iterable[AuditRow]) -> dict[str, object] | None:
+def best_profile(rows: Iterable[AuditRow]) -> dict[str, Any] | None:
     """The profile that reproduces the most labels (ties: fewer unexplained, higher mean score, name)."""
     tally: dict[str, list[float]] = {}
     reproduced: dict[str, int] = {}
@@ -267,8 +268,13 @@ def best_profile(rows: Iterable[AuditRow]) -> dict[str, object] | None:
         return sum(tally[name]) / len(tally[name])
 
     ranking = sorted(tally, key=lambda n: (-reproduced[n], unexplained[n], -mean(n), n))
+    top = ranking[0]
     return {
-        "profile": ranking[0],
+        "profile": top,
+        # profiles that reproduce and leave unexplained as many labels as the best (the name breaks the tie)
+        "tied": [
+            n for n in ranking if (reproduced[n], unexplained[n]) == (reproduced[top], unexplained[top])
+        ],
         "ranking": [
             {
                 "profile": n,

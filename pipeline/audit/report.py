@@ -106,6 +106,7 @@ def _figures(rows: Sequence[AuditRow], refused: int = 0) -> dict[str, Any]:
         # share of the runs that ran and reproduce: a missing toolchain says nothing of a label
         "agreement": round(reproduced / ran, 4) if ran else None,
         "best_profile": ranking["profile"] if ranking else None,
+        "best_profile_tied_with": [n for n in ranking["tied"] if n != ranking["profile"]] if ranking else [],
     }
 
 
@@ -143,6 +144,10 @@ def render_text(summary: dict[str, Any]) -> str:
         explained = sum(figures["explained"].values())
         best = figures.get("best_profile")
         best_name = best.get("profile") if isinstance(best, dict) else best
+        tied = (
+            best.get("tied", [])[1:] if isinstance(best, dict) else figures.get("best_profile_tied_with", [])
+        )
+        best_name = f"{best_name} (tied: {', '.join(tied)})" if tied else best_name
         lines.append(
             f"{name:<18}{figures['labels']:>7}{figures['reproduced']:>8}{explained:>8}"
             f"{figures['unexplained']:>8}{figures['refused']:>8}{figures['not_run']:>8}{score:>7}"
@@ -322,8 +327,11 @@ def render_html(summary: dict[str, Any], rows: Sequence[AuditRow], title: str = 
             )
             + f"<p>best: <b>{_esc(best_name)}</b></p>"
             + _table(
-                ["subset", "best profile"],
-                [[s, f["best_profile"] or "-"] for s, f in summary["by_subset"].items()],
+                ["subset", "best profile", "as good"],
+                [
+                    [s, f["best_profile"] or "-", ", ".join(f["best_profile_tied_with"])]
+                    for s, f in summary["by_subset"].items()
+                ],
             )
             + profile_matrix(rows)
         )

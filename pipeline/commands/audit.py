@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.commands.common import add_limit_arguments, add_store_argument, limits_from_args
+from pipeline.subsets import REGISTRY
 
 HELP = (
     "re-execute a released SURGE dataset, score every label with SURGE's metric and explain each disagreement"
 )
 EXAMPLE = "surge audit dataset/ --profile all --limit 20 --repeats 2 --json"
-SUBSET_CHOICES = ("ml", "cl", "rl", "sc", "tc", "bg", "dr", "fl")
+SUBSET_CHOICES = tuple(REGISTRY)
 BACKENDS = ("auto", "bwrap", "docker")
 
 

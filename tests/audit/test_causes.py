@@ -105,3 +105,13 @@ def test_the_same_program_with_two_labels_is_a_conflicting_duplicate() -> None:
     }
     assert "ml.json[0], ml.json[2]" in next(r.reason for r in rows if r.location == "ml.json[1]")
     assert conflicting_labels([("a", "x[0]", "k", "1"), ("b", "x[1]", "k", " 1\n")]) == {}
+
+
+def test_fl_json_with_other_spacing_or_key_order_is_the_same_label() -> None:
+    gt = '{"errors": [], "pass": true, "complete": true}'
+    assert classify(make_result('{"complete":true,"errors":[],"pass":true}'), gt).audit_class is (
+        AuditClass.NORMALISED
+    )
+    assert classify(make_result('{"errors": [], "pass": false, "complete": false}'), gt).audit_class is (
+        AuditClass.MISMATCH
+    )

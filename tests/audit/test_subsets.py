@@ -1,0 +1,40 @@
+"""The subset registry and the one reader agree with each other and with the released samples (issue 11)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.subsets import REGISTRY, ProgramPlan
+from sources.surge_release import SUBSET_CATEGORIES, load_release
+
+
+def test_registry_and_reader_name_the_same_subsets_and_numbers() -> None:
+    assert {name: spec.category for name, spec in REGISTRY.items()} == SUBSET_CATEGORIES
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_each_spec_matches_its_released_sample(name: str, samples: Path) -> None:
+    spec = REGISTRY[name]
+    records, bad = load_release(samples / "surge-released" / f"{name}.json")
+    assert bad == [] and len(records) == 3
+    for record in records:
+        assert record.subset == name
+        assert (record.category, record.category_key) == (spec.released_category, spec.category_key)
+        assert set(record.custom_features) <= set(spec.feature_keys)
+        plan = spec.to_program(record)
+        assert isinstance(plan, ProgramPlan) and plan.program.protocol is spec.protocol
+        assert plan.program.origin == {"source": "surge-released", "subset": name, "index": str(record.index)}
+
+
+def test_one_reader_serves_pull_and_audit(samples: Path) -> None:
+    # `surge pull` items and the audit's records come from the same parse: same subset, label, features.
+    from sources.surge_release import iter_release_file
+
+    path = samples / "surge-released" / "cl.json"
+    records, _ = load_release(path)
+    items = [
+        r.to_source_item("c0ffee", "dataset/cl.json") for r in iter_release_file(path, "dataset/cl.json")
+    ]  # type: ignore[union-attr]
+    assert [(i.fields["subset"], i.fields["gt"]) for i in items] == [(r.subset, r.gt) for r in records]
