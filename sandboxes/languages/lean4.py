@@ -1,13 +1,18 @@
 from pipeline.records import Language
 from sandboxes.languages.base import LanguageSpec
 
-# Spec and version probe only: proof checking against Mathlib (SURGE fl) is its own issue.
+# The plain `lean` spec (no Mathlib): the self-test and one-off files under bwrap/Docker. SURGE's fl proofs
+# are not run through it: open_backend routes every lean4 request to the warm REPL pool in sandboxes/lean/
+# (docs/lean.md), whose label is the REPL's JSON in SURGE's fl format.
 SPEC = LanguageSpec(
     language=Language.LEAN4,
     source_name="test.lean",
     extensions=(".lean",),
     default_tool="lean",
-    apt_packages={"lean": "not in Debian 12: install elan from https://github.com/leanprover/elan"},
+    apt_packages={
+        "lean": "not in Debian 12: use the Lean image (dockerfiles/lean4, docs/lean.md) or elan from "
+        "https://github.com/leanprover/elan"
+    },
     memory_rlimit="none",
     self_test='def main : IO Unit := IO.println "surge self-test"\n#eval main\n',
 )
