@@ -25,6 +25,7 @@ from sources.surge_release import ReleasedRecord
 
 DATASET_TABLE = "dataset"
 RELEASED_COMMIT = RELEASE_SOURCE.commit or ""  # the pinned commit of the bundled samples
+_DOMAIN = re.compile(r"You are an expert in (.+?) programming\.")
 LabelOrigin = Literal["released", "executed"]
 
 
@@ -61,6 +62,9 @@ class DatasetRow(Frozen):
     custom_features: dict[str, Any] = Field(
         default_factory=dict, description="the release's per-subset keys, values as the release types them"
     )
+    domain: str | None = Field(
+        default=None, description="sc, tc: the script's domain the prompt names ('pde', 'tsp', ...)"
+    )
     upstream: UpstreamRef
     run: RunRef | None = Field(default=None, description="the run behind an executed label")
     label_origin: LabelOrigin = Field(description="'released' (SURGE's label) or 'executed' (ours)")
@@ -83,6 +87,7 @@ class DatasetRow(Frozen):
             self.question,
             self.gt,
             self.custom_features,
+            self.domain,
             self.upstream,
             run_id,
             self.label_origin,
@@ -111,6 +116,7 @@ def released_row(record: ReleasedRecord, commit: str = RELEASED_COMMIT) -> Datas
         question=record.question,
         gt=record.gt,
         custom_features=record.custom_features,
+        domain=released_domain(record.prompts.get("sys_0shot", "")),
         upstream=UpstreamRef(
             source=RELEASE_SOURCE.name,
             repo=RELEASE_SOURCE.url,
@@ -124,6 +130,12 @@ def released_row(record: ReleasedRecord, commit: str = RELEASED_COMMIT) -> Datas
         construction=spec.construction.value,
         released_prompts=dict(record.prompts),
     )
+
+
+def released_domain(sys_0shot: str) -> str | None:
+    """sc/tc prompts open with 'You are an expert in <domain> programming.'"""
+    match = _DOMAIN.match(sys_0shot)
+    return match.group(1) if match else None
 
 
 def import_released(records: Iterable[ReleasedRecord], commit: str = RELEASED_COMMIT) -> list[DatasetRow]:
