@@ -80,6 +80,7 @@ class LeanBackend:
         self.pool = ReplPool(self.settings)
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="lean")
         self.host = socket.gethostname()
+        self.pipeline_version = _pipeline_version()  # importlib.metadata reads files: once, not per proof
         self.missing = missing_toolchain(self.settings)
         self.versions = environment_versions(self.settings) if self.missing is None else {}
         self.limits = Limits(
@@ -158,7 +159,7 @@ class LeanBackend:
                 limits=self.limits,
                 host=self.host,
                 started_at=started,
-                pipeline_version=_pipeline_version(),
+                pipeline_version=self.pipeline_version,
             ),
         )
 
