@@ -103,7 +103,8 @@ def run() -> dict[str, float]:
     verdict = "meets" if overhead_ms <= GOAL_OVERHEAD_MS else "MISSES"
     kimina = KIMINA_PROOFS_PER_S_PER_CORE
     print(
-        f"   pool overhead {overhead_ms:.2f} ms/proof at {WORKERS} workers: {verdict} the {GOAL_OVERHEAD_MS} ms goal"
+        f"   pool overhead {overhead_ms:.2f} ms/proof at {WORKERS} workers: "
+        f"{verdict} the {GOAL_OVERHEAD_MS} ms goal"
     )
     print(f"   pool feeds {feed:,.0f} proofs/s per core; real Lean checks ~{kimina} proofs/s per core")
     print(f"   (Kimina Lean Server, published): one pool core feeds {feed / kimina:,.0f} Lean cores")
