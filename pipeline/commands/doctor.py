@@ -28,6 +28,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "bwrap": bwrap_status(),
         "docker": docker_status(),
         "toolchains": toolchains,
+        "lean": lean_status(),
     }
     summary["_text"] = render(summary)
     return summary
@@ -62,6 +63,36 @@ def docker_status() -> dict[str, Any]:
     return probe()
 
 
+# Goedel-Prover's environment, which made SURGE's fl labels (dockerfiles/lean4/Dockerfile, docs/lean.md).
+LEAN_PINS = {
+    "lean": "leanprover/lean4:v4.9.0-rc1",
+    "mathlib": "2f65ba7f1a9144b20c8e7358513548e317d26de1",
+    "REPL": "3334a97b",
+}
+
+
+def lean_status() -> dict[str, Any]:
+    """The fl checker: is a REPL with Mathlib reachable, and is it Goedel-Prover's environment?"""
+    from sandboxes.lean.backend import environment_versions, missing_toolchain
+    from sandboxes.lean.settings import LeanSettings
+
+    settings = LeanSettings()
+    status: dict[str, Any] = {
+        "repl_command": " ".join(settings.repl_command),
+        "project_dir": str(settings.project_dir),
+        "pinned": LEAN_PINS,
+    }
+    missing = missing_toolchain(settings)
+    if missing is not None:
+        return {**status, "available": False, "hint": missing}
+    found = environment_versions(settings)
+    differs = [k for k, pin in LEAN_PINS.items() if not str(found.get(k, "")).startswith(pin)]
+    status.update(available=True, versions=found, matches_pins=not differs)
+    if differs:
+        status["hint"] = f"not Goedel-Prover's environment ({', '.join(differs)} differ): fl labels may drift"
+    return status
+
+
 def render(summary: dict[str, Any]) -> str:
     lines = [
         f"surge-pipeline {summary['pipeline']} (prefect {summary['prefect']}), profile {summary['profile']}"
@@ -78,6 +109,12 @@ def render(summary: dict[str, Any]) -> str:
         lines.append(
             _line(label, tool.get("available"), tool.get("version") or "", tool.get("install_hint") or "")
         )
+    lean = summary["lean"]
+    pinned = "Goedel-Prover pins" if lean.get("matches_pins") else "pins differ"
+    detail = f"{lean['repl_command']} in {lean['project_dir']}" + (
+        f" ({pinned})" if lean["available"] else ""
+    )
+    lines.append(_line("fl checker: lean repl", lean["available"], detail, lean.get("hint", "")))
     return "\n".join(lines)
 
 

@@ -61,6 +61,9 @@ def environment_versions(settings: LeanSettings) -> dict[str, str]:
     toolchain = settings.project_dir / "lean-toolchain"
     if toolchain.is_file():
         versions["lean"] = toolchain.read_text().strip()
+    head = settings.project_dir / ".git" / "HEAD"
+    if head.is_file():  # the Lean image's project is Mathlib itself, checked out detached at its commit
+        versions["mathlib"] = head.read_text().strip()
     manifest = settings.project_dir / "lake-manifest.json"
     if manifest.is_file():
         try:
