@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "pull": "pipeline.commands.pull",
     "refactor": "pipeline.commands.refactor",
     "review": "pipeline.commands.review",
+    "export": "pipeline.commands.export",
 }
 
 Summary = dict[str, Any]

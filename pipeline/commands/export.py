@@ -1,0 +1,80 @@
+"""surge export: the store's dataset table as SURGE-format files or a Hugging Face dataset, with its card."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from pipeline.dataset import import_released, read_rows, write_rows
+from pipeline.errors import InputError
+from pipeline.export.card import render_card
+from pipeline.export.hf import write_hf
+from pipeline.export.surge_format import build_export, write_surge
+from pipeline.store import Store
+from pipeline.subsets import REGISTRY
+from sources.surge_release import load_release
+
+HELP = (
+    "export the store's dataset as SURGE-format files with their prompts, or a Hugging Face dataset and card"
+)
+EXAMPLE = "surge export .surge/store out/ --format hf --import-release sources/samples/surge-released"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("store", type=Path, help="the Parquet store whose `dataset` table to export")
+    parser.add_argument("out", type=Path, help="output folder (surge: OUT/dataset/<subset>.json; hf: OUT/)")
+    parser.add_argument("--format", choices=("surge", "hf"), default="surge", help="output layout")
+    parser.add_argument(
+        "--faithful", action="store_true", help="reproduce the release's prompt defects (default: corrected)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="few-shot example draw (default: 0)")
+    parser.add_argument("--subset", action="append", choices=tuple(REGISTRY), help="only these (repeatable)")
+    parser.add_argument(
+        "--import-release",
+        type=Path,
+        default=None,
+        help="first import a released SURGE dataset/ (or samples) into the store's dataset table",
+    )
+
+
+def execute(args: argparse.Namespace) -> dict[str, Any]:
+    store = Store(args.store)
+    imported = 0
+    if args.import_release is not None:
+        records, bad = load_release(args.import_release)
+        if bad:
+            raise InputError(
+                f"{len(bad)} released records are malformed, e.g. {bad[0].location}: {bad[0].reason}",
+                hint="fix or remove them; `surge pull surge_release` quarantines them instead",
+            )
+        imported = write_rows(store, import_released(records))
+    subsets = set(args.subset) if args.subset else None
+    rows = read_rows(store, subsets)
+    if not rows:
+        raise InputError(
+            f"the store {args.store} has no dataset rows",
+            hint="run `surge build` first, or pass --import-release PATH",
+        )
+    export = build_export(rows, faithful=args.faithful, seed=args.seed)
+    card = render_card(rows, faithful=args.faithful, seed=args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary: dict[str, Any] = {
+        "format": args.format,
+        "faithful": args.faithful,
+        "imported": imported,
+        "rows": {subset: len(records) for subset, records in export.records.items()},
+        "released_prompts_verbatim": export.released_verbatim,
+        "rows_with_fewer_examples": export.short_pools,
+    }
+    if args.format == "surge":
+        summary["written"] = write_surge(export, args.out)
+        (args.out / "CARD.md").write_text(card, encoding="utf-8")
+    else:
+        summary["configs"] = write_hf(args.out, export.records, card)
+    per_subset = ", ".join(f"{k} {v}" for k, v in summary["rows"].items())
+    summary["_text"] = (
+        f"exported {sum(summary['rows'].values())} rows ({per_subset}) as {args.format} to {args.out}"
+        + (" with the release's prompt defects" if args.faithful else "")
+    )
+    return summary
