@@ -1,15 +1,20 @@
-"""`surge run`: execute planned run requests in sandboxes and append the results to the store.
+"""`surge run` and `surge audit`: execute a planned job, batch by batch, by reference.
 
-One task per batch (a sandbox per batch, never a task per program); finished batches are written as
-they complete, so an interrupted run keeps them and a rerun resumes from the store.
+The command plans first (``pipeline.batches.plan``: pending requests into the store's manifest), then this
+flow gets the store path and the plan id; each task gets a batch id, reads its requests from the store,
+writes its rows and returns counts. Prefect's API sees a few hundred bytes per batch, whatever the programs
+hold (issue 10: an 8 MB flow-parameter payload was refused by the API).
+
+A batch that fails for a reason of ours is a Failed task run, and the flow then ends Failed; the command
+reads the failures from the flow's final state and exits non-zero with each reason and its fix.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
+from typing import Any
 
-from flows.runtime import batched, configure_prefect, task_runner
+from flows.runtime import configure_prefect, task_runner, wait_for_task_runs
 
 configure_prefect()
 
@@ -17,78 +22,93 @@ from prefect import flow, task  # noqa: E402  (settings must be in the environme
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.futures import as_completed  # noqa: E402
 
-from pipeline.records import QuarantinedRecord, RunRequest, RunResult, Verdict  # noqa: E402
+from flows.progress import Progress  # noqa: E402
+from pipeline.batches import BatchCounts, BatchFailed  # noqa: E402
+from pipeline.batches import execute_batch as execute_planned_batch  # noqa: E402
 from pipeline.store import Store  # noqa: E402
 
-
-# NO_CACHE: hashing every program to build a cache key would cost more than the runs it saves.
-@task(name="execute_batch", cache_policy=NO_CACHE)
-def execute_batch(requests: list[RunRequest], backend: str, unsafe: bool) -> list[RunResult]:
-    """Run one batch of requests in one sandbox."""
-    from sandboxes import open_backend
-
-    with open_backend(backend, unsafe=unsafe, workers=1) as sandbox:
-        return list(sandbox.run_batch(requests))
+RETRIES = 2
+RETRY_DELAY_S = 2
+# Worth a retry: the store on a shared path hiccuped, a worker lost its connection. Not worth one: our own
+# refusals (BatchFailed: no bubblewrap, unknown backend), which would fail the same way again.
+TRANSIENT = (OSError, TimeoutError, ConnectionError)
 
 
-def write_rows(store: Store, results: list[RunResult]) -> tuple[int, list[QuarantinedRecord]]:
-    """Append finished runs; a sandbox failure is quarantined instead, so a rerun tries it again."""
-    kept = [r for r in results if r.verdict is not Verdict.SANDBOX_ERROR]
-    failed = [
-        QuarantinedRecord(
-            stage="run", source=r.origin.get("source", "run"), location=r.run_id, reason=_detail(r)
-        )
-        for r in results
-        if r.verdict is Verdict.SANDBOX_ERROR
-    ]
-    store.runs.append(kept)
-    store.runs.flush()
-    store.quarantine.append(failed)
-    store.quarantine.flush()
-    return len(kept), failed
+def transient(task: Any, task_run: Any, state: Any) -> bool:
+    return isinstance(state.data, TRANSIENT) and not isinstance(state.data, BatchFailed)
 
 
-def _detail(result: RunResult) -> str:
-    phase = result.run or result.compile
-    return f"sandbox error: {phase.detail if phase else 'no phase recorded'}"
+class JobFailed(Exception):
+    """Some batches failed: the counts of the others, and each distinct failure as (reason, fix)."""
+
+    def __init__(self, counts: dict[str, Any], failures: list[tuple[str, str]]) -> None:
+        super().__init__(counts, failures)
+        self.counts = counts
+        self.failures = failures
+
+    def __str__(self) -> str:
+        return f"{len(self.failures)} kinds of batch failure: {self.failures[0][0]}"
+
+
+# NO_CACHE: the batch's content id already makes a re-run harmless; Prefect's cache would only add I/O.
+@task(
+    name="execute_batch",
+    cache_policy=NO_CACHE,
+    retries=RETRIES,
+    retry_delay_seconds=RETRY_DELAY_S,
+    retry_condition_fn=transient,
+)
+def execute_batch(store_root: str, batch_id: str, unsafe: bool) -> dict[str, Any]:
+    """Run one planned batch in one sandbox; write its rows to the store; return its counts."""
+    return execute_planned_batch(store_root, batch_id, unsafe).model_dump()
+
+
+def failure_of(error: BaseException) -> tuple[str, str]:
+    if isinstance(error, BatchFailed):
+        return error.reason, error.fix
+    return f"a batch crashed: {error!r}", "run again (finished batches are kept); if it persists, report it"
 
 
 @flow(name="surge-run", log_prints=False)
-def run_programs(
-    requests: list[RunRequest], store_root: str, backend: str, unsafe: bool, batch_size: int
-) -> dict[str, object]:
+def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") -> dict[str, Any]:
     store = Store(Path(store_root))
-    verdicts: Counter[str] = Counter()
-    futures = [execute_batch.submit(batch, backend, unsafe) for batch in batched(requests, batch_size)]
-    written = sandbox_errors = failed_batches = 0
+    batch_ids = store.plan_batches(plan_id)
+    futures = [execute_batch.submit(store_root, batch_id, unsafe) for batch_id in batch_ids]
+    progress = Progress(label, len(batch_ids), store.manifest_runs(plan_id))
+    total = BatchCounts()
+    failures: dict[tuple[str, str], None] = {}
     for future in as_completed(futures):
         try:
-            results = future.result()
-        except Exception as error:  # a whole batch lost its sandbox: say so, keep the others
-            failed_batches += 1
-            store.quarantine.append(
-                [
-                    QuarantinedRecord(
-                        stage="run", source="batch", location=str(future.task_run_id), reason=repr(error)
-                    )
-                ]
-            )
-            store.quarantine.flush()
+            counts = BatchCounts.model_validate(future.result())
+        except Exception as error:  # noqa: BLE001 - every failure is reported with its fix below
+            failures.setdefault(failure_of(error))
+            progress.advance(0, failed=True)
             continue
-        count, failed = write_rows(store, results)
-        verdicts.update(r.verdict.value for r in results)
-        written += count
-        sandbox_errors += len(failed)
-    return {
-        "written": written,
-        "sandbox_errors": sandbox_errors,
-        "failed_batches": failed_batches,
-        "verdicts": dict(verdicts),
-    }
+        total.add(counts)
+        progress.advance(counts.runs + counts.found_stored)
+    summary = {**total.model_dump(), "batches": len(batch_ids), "failed_batches": progress.failed_batches}
+    if failures:
+        raise JobFailed(summary, list(failures))  # the flow run ends Failed, as its failed task runs are
+    return summary
 
 
-def run_flow(
-    requests: list[RunRequest], store_root: Path, backend: str, unsafe: bool, batch_size: int, workers: int
-) -> dict[str, object]:
-    flow_with_pool = run_programs.with_options(task_runner=task_runner(workers))
-    return flow_with_pool(requests, str(store_root), backend, unsafe, batch_size)
+def run_job(
+    store_root: Path,
+    plan_id: str,
+    batches: int,
+    unsafe: bool,
+    workers: int,
+    dask_address: str | None = None,
+    name: str = "surge-run",
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """Run a plan; returns (counts, failures as (reason, fix)). Never raises for a failed batch."""
+    runner = task_runner(workers, dask_address)
+    job = run_plan.with_options(name=name, task_runner=runner)
+    state = job(str(store_root), plan_id, unsafe, label=name.removeprefix("surge-"), return_state=True)
+    wait_for_task_runs(state.state_details.flow_run_id, batches)
+    if state.is_completed():
+        return state.result(), []
+    error = state.result(raise_on_failure=False)
+    if isinstance(error, JobFailed):
+        return error.counts, error.failures
+    return {"batches": batches, "failed_batches": batches}, [failure_of(error)]

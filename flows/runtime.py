@@ -4,7 +4,8 @@ Call ``configure_prefect()`` before importing ``prefect`` anywhere (settings are
 PREFECT_HOME stays inside the project's working directory, telemetry is off, and with no
 PREFECT_API_URL set Prefect starts its ephemeral server itself (no server to start by hand;
 ~8 s for the first flow of a process). Tasks take batches, never single programs: a task run
-costs ~6 ms, and the default thread pool is unbounded, so ``task_runner()`` caps it.
+costs ~6 ms and ~4 KB of events, and the default thread pool is unbounded, so ``task_runner()`` caps
+it. With a Dask scheduler address the batches run on that cluster instead (prefect-dask).
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ def configure_prefect(state_dir: Path = DEFAULT_STATE_DIR) -> None:
         "PREFECT_LOGGING_TO_API_ENABLED": "false",
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "false",
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
-        # The ephemeral server's background services only feed the UI (schedules, automations, event
-        # history); at process exit the task-run recorder is cancelled mid-flush and prints tracebacks.
-        # Flow and task states are still written by the API itself.
-        "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
+        # Prefect 3 records task runs from their events (the task-run recorder): it stays on, so each
+        # batch is a task run with its state in Prefect's database (issue 10); ``wait_for_task_runs``
+        # lets it catch up before the process exits. The other services only feed the UI.
+        "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "true",
         "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
         "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
         "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": "false",
@@ -45,11 +46,66 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def task_runner(max_workers: int | None = None):  # -> ThreadPoolTaskRunner (import is deferred)
+def task_runner(max_workers: int | None = None, dask_address: str | None = None):  # -> a TaskRunner
+    """A bounded thread pool here, or prefect-dask's runner on an existing Dask scheduler."""
     configure_prefect()
+    if dask_address:
+        from prefect_dask import DaskTaskRunner
+
+        return DaskTaskRunner(address=dask_address)
     from prefect.task_runners import ThreadPoolTaskRunner
 
     return ThreadPoolTaskRunner(max_workers=max_workers or default_workers())
+
+
+def check_dask_address(address: str, timeout_s: float = 10.0) -> None:
+    """Fail fast, with the fix, when no scheduler answers (before any flow run is created)."""
+    from pipeline.errors import ConfigurationError
+
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    if not address.startswith("tcp://") or not host or not port.isdigit():
+        raise ConfigurationError(
+            f"--dask-address {address!r} is not a scheduler address", hint="write it as tcp://HOST:PORT"
+        )
+    import socket
+
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as error:
+        raise ConfigurationError(
+            f"no Dask scheduler answers at {address}: {error.strerror or error}",
+            hint="start one (`dask scheduler` and `dask worker ADDRESS` on each host, docs/scale-out.md) "
+            "or drop --dask-address to run here",
+        ) from None
+
+
+def wait_for_task_runs(flow_run_id: object, expected: int, timeout_s: float = 15.0) -> int:
+    """Wait until Prefect's database holds the flow's task runs in final states; returns how many it does.
+
+    Task runs reach the database through the server's task-run recorder, a little after the flow ends;
+    without this wait a short command exits first and its batches are missing from Prefect's history.
+    """
+    import asyncio
+    import time
+
+    from prefect.client.orchestration import get_client
+
+    query = {
+        "flow_runs": {"id": {"any_": [str(flow_run_id)]}},
+        "task_runs": {"state": {"type": {"any_": ["COMPLETED", "FAILED", "CRASHED", "CANCELLED"]}}},
+    }
+
+    async def final_count() -> int:
+        async with get_client() as client:
+            response = await client._client.post("/task_runs/count", json=query)
+        return int(response.json())
+
+    deadline = time.monotonic() + timeout_s
+    count = asyncio.run(final_count())
+    while count < expected and time.monotonic() < deadline:
+        time.sleep(0.2)
+        count = asyncio.run(final_count())
+    return count
 
 
 def batched(items: list, size: int) -> list[list]:

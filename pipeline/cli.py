@@ -9,6 +9,18 @@ Each command lives in ``pipeline/commands/<name>.py`` and exposes:
 
 The CLI prints the summary as text, or as JSON with ``--json``, and is the only place that turns
 library exceptions into messages (with the hint that says how to fix the problem).
+
+Exit codes, one rule for every command (issue 10). A program's own failure (compile error, crash, limit)
+is a verdict, never an error. Errors are one line each on stderr, ``surge CMD: error: WHAT (fix: HOW)``,
+never a traceback:
+
+    0    everything asked for was done
+    1    something of ours failed during the work (a batch, a sandbox, the store): what finished is kept;
+         the command's summary lists them under ``failures`` ({"reason", "fix"}) and they are printed
+    2    refused before any work: bad flags, configuration or input (nothing was changed but quarantine)
+    3    the command's own "done, but" code, e.g. `surge run --strict` with bad input lines
+    70   a bug of ours: one line; SURGE_DEBUG=1 shows the traceback
+    130  interrupted: finished rows are kept, run the command again to resume
 """
 
 from __future__ import annotations
@@ -18,6 +30,7 @@ import importlib
 import json
 import os
 import sys
+import traceback
 from types import ModuleType
 from typing import Any
 
@@ -37,6 +50,11 @@ COMMANDS: dict[str, str] = {
 }
 
 Summary = dict[str, Any]
+
+FAILED_EXIT_CODE = 1
+REFUSED_EXIT_CODE = 2
+BUG_EXIT_CODE = 70
+INTERRUPTED_EXIT_CODE = 130
 
 
 def load_command(name: str) -> ModuleType:
@@ -77,28 +95,44 @@ def print_summary(summary: Summary, as_json: bool) -> None:
         print(f"{key}: {value}")
 
 
+def error_line(command: str, reason: str, fix: str = "") -> str:
+    reason = " ".join(reason.split())  # one line, whatever the message held
+    return f"surge {command}: error: {reason}" + (f" (fix: {' '.join(fix.split())})" if fix else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         summary = args._module.execute(args)
     except SurgeError as error:
-        message = f"surge {args.command}: error: {error}"
-        if error.hint:
-            message += f"\n  how to fix: {error.hint}"
-        print(message, file=sys.stderr)
-        return 2
+        print(error_line(args.command, str(error), error.hint), file=sys.stderr)
+        return REFUSED_EXIT_CODE
     except KeyboardInterrupt:
         print(
             f"surge {args.command}: interrupted; finished rows are kept, run again to resume", file=sys.stderr
         )
-        return 130
+        return INTERRUPTED_EXIT_CODE
+    except Exception as error:  # noqa: BLE001 - a bug of ours: one line, the traceback on request
+        if os.environ.get("SURGE_DEBUG"):
+            traceback.print_exc()
+        fix = "set SURGE_DEBUG=1 for the traceback and report it"
+        print(error_line(args.command, f"internal error: {error!r}", fix), file=sys.stderr)
+        return BUG_EXIT_CODE
+    return finish(args, summary)
+
+
+def finish(args: argparse.Namespace, summary: Summary) -> int:
+    """Print the summary, then each failure of ours as one line; the exit code follows the rule above."""
     exit_code = int(summary.get("exit_code", 0)) if isinstance(summary, dict) else 0
+    failures = summary.get("failures", []) if isinstance(summary, dict) else []
     try:
         print_summary(summary, args.json)
         sys.stdout.flush()
     except BrokenPipeError:  # `surge stats | head`: the reader left; the work itself is done and stored
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return exit_code
+    for failure in failures:
+        print(error_line(args.command, failure["reason"], failure.get("fix", "")), file=sys.stderr)
+    return FAILED_EXIT_CODE if failures else exit_code
 
 
 if __name__ == "__main__":

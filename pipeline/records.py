@@ -345,9 +345,42 @@ class RunResult(Frozen):
     def deterministic(self) -> bool:
         return self.distinct_outputs <= 1
 
+    @property
+    def answers(self) -> str:
+        """What the result answers, whatever limits, repeats or backend it ran under."""
+        return answer_key(self.program_id, self.setting_id, self.profile_id)
 
-def run_id_for(program: Program, setting: ExecutionSetting, profile: EnvironmentProfile) -> str:
-    return content_id("run", program.program_id, setting.setting_id, profile.profile_id)
+
+def answer_key(program_id: str, setting_id: str, profile_id: str) -> str:
+    """(program, setting, profile): the question a run answers; the run id adds how it was run."""
+    return content_id("answers", program_id, setting_id, profile_id)
+
+
+RUN_ID_RULE = 2  # 1: program + setting + profile; 2: + limits, repeats, backend and toolchain identity
+
+
+def run_id_for(
+    program: Program,
+    setting: ExecutionSetting,
+    profile: EnvironmentProfile,
+    limits: Limits | None = None,
+    repeats: int = 1,
+    backend: str = "bwrap",
+    toolchain_id: str = "",
+) -> str:
+    """Everything that determines a result (issue 10): a change of limits, repeats, backend, compiler
+    version or image makes a new run instead of "already in the store"."""
+    return content_id(
+        "run",
+        RUN_ID_RULE,
+        program.program_id,
+        setting.setting_id,
+        profile.profile_id,
+        (limits or Limits()).model_dump(mode="json"),
+        repeats,
+        backend,
+        toolchain_id,
+    )
 
 
 class RunRequest(Frozen):
@@ -358,8 +391,22 @@ class RunRequest(Frozen):
     profile: EnvironmentProfile
     limits: Limits = Limits()
     repeats: int = Field(default=1, ge=1, description="run phase repetitions, to detect non-determinism")
+    backend: str = Field(default="bwrap", description="the backend the run is planned for ('bwrap', 'docker')")
+    toolchain_id: str = Field(
+        default="",
+        description="identity of the tools the run uses: tool versions (bwrap) or image id (docker); "
+        "filled by sandboxes.identity at planning time",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def run_id(self) -> str:
-        return run_id_for(self.program, self.setting, self.profile)
+        return run_id_for(
+            self.program,
+            self.setting,
+            self.profile,
+            self.limits,
+            self.repeats,
+            self.backend,
+            self.toolchain_id,
+        )

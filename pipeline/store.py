@@ -3,11 +3,18 @@
 Layout::
 
     <root>/runs/part-20261121T101500Z-4242-0001.parquet
+    <root>/runs/part-batch-<batch id>.parquet      (a batch's rows: rewriting it never duplicates a row)
     <root>/quarantine/part-....parquet
+    <root>/manifest/part-....parquet               (planned run requests, by plan and batch id)
 
 Each part is written under a hidden temporary name and renamed into place, so a reader (pyarrow,
 DuckDB, polars, pandas) never sees half a file, and an interrupted run leaves every completed part
 readable. Resuming is a scan of one id column: ``existing_ids()``.
+
+The manifest is how work reaches the orchestrator by reference (issue 10): planning writes every pending
+``RunRequest`` once, with its content-addressed batch id; a flow receives the store path and a plan id,
+a task a batch id, and each reads its requests from here. Nothing that grows with a program passes
+through Prefect's API.
 """
 
 from __future__ import annotations
@@ -28,14 +35,16 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from pipeline.errors import SurgeError
-from pipeline.records import QuarantinedRecord, RunResult
+from pipeline.records import RUN_ID_RULE, Frozen, QuarantinedRecord, RunRequest, RunResult, content_id
 from pipeline.schema import arrow_schema, from_row, to_row
 
 Record = TypeVar("Record", bound=BaseModel)
 
 COMPACTION_JOURNAL = ".compaction.json"
 ROWS_PER_ROW_GROUP = 1024  # small enough to filter well, large enough to compress code columns
-SCHEMA_VERSION = "1"
+# 2: run ids hash limits, repeats, backend and toolchain identity too (pipeline.records.RUN_ID_RULE);
+# rows of version-1 parts stay readable but their run ids are never matched again.
+SCHEMA_VERSION = str(RUN_ID_RULE)
 _part_counter = itertools.count(1)
 
 
@@ -65,11 +74,28 @@ class Table(Generic[Record]):
             if len(self._buffer) >= self.rows_per_part:
                 self.flush()
 
-    def flush(self) -> Path | None:
-        """Write buffered rows as one part file (atomically). Returns its path, if any rows were buffered."""
+    def append_new(self, records: Iterable[Record]) -> int:
+        """Append the records whose id the table does not hold yet (a rerun stores nothing twice)."""
+        fresh: dict[str, Record] = {}
+        for record in records:
+            fresh.setdefault(getattr(record, self.id_field), record)
+        if fresh:
+            stored = self.read(filter=pc.field(self.id_field).isin(list(fresh)), columns=[self.id_field])
+            for known in stored.column(self.id_field).to_pylist():
+                fresh.pop(known, None)
+        self.append(fresh.values())
+        self.flush()
+        return len(fresh)
+
+    def flush(self, name: str | None = None) -> Path | None:
+        """Write buffered rows as one part file (atomically). Returns its path, if any rows were buffered.
+
+        ``name``: a fixed part name (``part-<something>.parquet``); writing it again replaces it whole.
+        """
         if not self._buffer:
             return None
-        final = write_part(self.folder, pa.Table.from_pylist(self._buffer, schema=self.schema))
+        table = pa.Table.from_pylist(self._buffer, schema=self.schema)
+        final = write_part(self.folder, table, name)
         self._buffer.clear()
         self.parts_written.append(final)
         return final
@@ -108,6 +134,15 @@ class Table(Generic[Record]):
     def count(self) -> int:
         return sum(pq.ParquetFile(p).metadata.num_rows for p in self.part_files())
 
+    def rows_by_schema_version(self) -> dict[str, int]:
+        """Rows per ``surge.schema_version`` of the parts that hold them (old parts stay readable)."""
+        counts: dict[str, int] = {}
+        for part in self.part_files():
+            meta = pq.ParquetFile(part).metadata
+            version = (meta.metadata or {}).get(b"surge.schema_version", b"?").decode()
+            counts[version] = counts.get(version, 0) + meta.num_rows
+        return counts
+
     def compact(self) -> Path | None:
         self.flush()
         return compact_parts(self.folder)
@@ -118,7 +153,8 @@ def write_part(folder: Path, table: pa.Table, name: str | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     name = name or new_part_name()
     final = folder / name
-    temporary = folder / f".{name}.partial"
+    # The temporary name is this writer's own: two writers of the same final part never share one.
+    temporary = folder / f".{name}.{socket.gethostname()}-{os.getpid()}-{next(_part_counter)}.partial"
     pq.write_table(table, temporary, row_group_size=ROWS_PER_ROW_GROUP, compression="zstd")
     with open(temporary, "rb") as written:
         os.fsync(written.fileno())
@@ -182,15 +218,68 @@ def finish_compaction(folder: Path) -> None:
     (folder / COMPACTION_JOURNAL).unlink()
 
 
+class PlannedRun(Frozen):
+    """One pending run request in the manifest, with the batch that will execute it."""
+
+    plan_id: str
+    batch_id: str
+    request: RunRequest
+
+
+def batch_id_for(requests: list[RunRequest]) -> str:
+    """Content-addressed: the same pending runs always form the same batch."""
+    return content_id("batch", [request.run_id for request in requests])
+
+
 class Store:
     """The ground-truth store: a folder of tables."""
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(
+                f"the store path {self.root} is a file, not a folder",
+                hint="pass --store with a folder (created if missing), e.g. --store .surge/store",
+            )
         self.runs: Table[RunResult] = Table(self.root / "runs", RunResult, "run_id")
         self.quarantine: Table[QuarantinedRecord] = Table(
             self.root / "quarantine", QuarantinedRecord, "quarantine_id"
         )
+        self.manifest: Table[PlannedRun] = Table(self.root / "manifest", PlannedRun, "plan_id")
+
+    # -- the manifest: work by reference -------------------------------------------------------
+
+    def plan(self, batches: list[list[RunRequest]]) -> str:
+        """Write the batches' requests to the manifest (once per plan) and return the plan's id."""
+        batch_ids = [batch_id_for(batch) for batch in batches]
+        plan_id = content_id("plan", batch_ids)
+        if self.manifest.read(filter=pc.field("plan_id") == plan_id, columns=["plan_id"]).num_rows:
+            return plan_id  # planned before (a rerun of the same job): its requests are already here
+        for batch_id, batch in sorted(zip(batch_ids, batches, strict=True), key=lambda pair: pair[0]):
+            self.manifest.append(PlannedRun(plan_id=plan_id, batch_id=batch_id, request=r) for r in batch)
+        self.manifest.flush()
+        return plan_id
+
+    def plan_batches(self, plan_id: str) -> list[str]:
+        """The batch ids of a plan (sorted)."""
+        rows = self.manifest.read(filter=pc.field("plan_id") == plan_id, columns=["batch_id"])
+        return sorted(set(rows.column("batch_id").to_pylist()))
+
+    def manifest_runs(self, plan_id: str) -> int:
+        return self.manifest.read(filter=pc.field("plan_id") == plan_id, columns=["plan_id"]).num_rows
+
+    def batch_requests(self, batch_id: str) -> list[RunRequest]:
+        """A batch's requests, each once (the same batch may belong to several plans)."""
+        requests: dict[str, RunRequest] = {}
+        for planned in self.manifest.records(filter=pc.field("batch_id") == batch_id):
+            requests.setdefault(planned.request.run_id, planned.request)
+        return list(requests.values())
+
+    def stored_run_ids(self, run_ids: list[str]) -> set[str]:
+        if not run_ids:
+            return set()
+        found = self.runs.read(filter=pc.field("run_id").isin(run_ids), columns=["run_id"])
+        return set(found.column("run_id").to_pylist())
 
     def table(self, name: str, model: type[Record], id_field: str) -> Table[Record]:
         return Table(self.root / name, model, id_field)

@@ -18,6 +18,7 @@ from pipeline.records import (
     Limits,
     QuarantinedRecord,
     RunRequest,
+    answer_key,
     RunResult,
     Verdict,
 )
@@ -72,7 +73,9 @@ def plan_requests(
 
 
 def run_id_of(conversion: Conversion, profile: EnvironmentProfile) -> str:
-    return RunRequest(program=conversion.program, setting=conversion.setting, profile=profile).run_id
+    """The key a (record, profile) looks its result up by: ``RunResult.answers`` (run ids also hash the
+    limits, repeats and toolchain, issue 10, which a row does not know)."""
+    return answer_key(conversion.program.program_id, conversion.setting.setting_id, profile.profile_id)
 
 
 def ended_on_limit(result: RunResult) -> bool:
@@ -148,6 +151,7 @@ def audit_rows(
     """
     conversions = list(conversions)
     conflicts = conflicts_of(conversions)
+    results = {result.answers: result for result in results.values()}
     rows = []
     for profile in profiles:
         for conversion in conversions:
@@ -289,11 +293,11 @@ def best_profile(rows: Iterable[AuditRow]) -> dict[str, Any] | None:
 
 
 def pick_stored(results: Iterable[RunResult]) -> dict[str, RunResult]:
-    """run id -> the stored result to use: one that did not end on a limit if there is one, else the last
-    (a rerun under higher limits appends a second result under the same run id)."""
+    """run id -> the stored result to use, one per question (``RunResult.answers``): one that did not end
+    on a limit if there is one, else the last (a rerun under higher limits is a second run id)."""
     picked: dict[str, RunResult] = {}
     for result in results:
-        kept = picked.get(result.run_id)
+        kept = picked.get(result.answers)
         if kept is None or ended_on_limit(kept):
-            picked[result.run_id] = result
-    return picked
+            picked[result.answers] = result
+    return {result.run_id: result for result in picked.values()}

@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pipeline.commands.common import add_limit_arguments, add_store_argument, limits_from_args
+from pipeline.commands.common import add_dask_argument, add_limit_arguments, add_store_argument, limits_from_args
 from pipeline.subsets import REGISTRY
 
 HELP = (
@@ -45,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--batch-size", type=int, default=16, help="programs per task (one sandbox per batch)"
     )
     parser.add_argument("--workers", type=int, default=None, help="batches in parallel (default: CPU cores)")
+    add_dask_argument(parser)
     add_limit_arguments(parser)
     parser.add_argument(
         "--time-margin",
@@ -96,10 +97,10 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     _append_new(store.quarantine, [refusal_record(r) for r in refusals])
 
     # Round 1: each record's first reading; round 2: the other readings of those that did not reproduce.
-    requests = plan_requests(conversions, profiles, policy, args.repeats)
+    requests = identified(plan_requests(conversions, profiles, policy, args.repeats), chosen.backends)
     outcome = _run_missing(requests, store, chosen.backends, args)
     rows = _rows(store, conversions, profiles, requests)
-    extra = alternative_requests(conversions, rows, profiles, policy, args.repeats)
+    extra = identified(alternative_requests(conversions, rows, profiles, policy, args.repeats), chosen.backends)
     if extra:
         second = _run_missing(extra, store, chosen.backends, args)
         outcome = {k: outcome[k] + second[k] for k in outcome}
@@ -120,6 +121,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         not_audited=(len(conversions) + len(unrunnable)) * len(profiles) - len(rows),
         sandbox_errors=outcome["sandbox_errors"],
         failed_batches=outcome["failed_batches"],
+        failures=outcome["failures"],
         report=str(report_path),
         audit_table=str(audit_table.folder),
     )
@@ -151,7 +153,7 @@ def _rows(store: Any, conversions: list[Any], profiles: list[Any], requests: lis
     return audit_rows(conversions, profiles, pick_stored(stored))
 
 
-def _run_missing(requests: list[Any], store: Any, backends: dict[str, str], args: Any) -> dict[str, int]:
+def _run_missing(requests: list[Any], store: Any, backends: dict[str, str], args: Any) -> dict[str, Any]:
     """Execute the requests the store cannot answer, each profile on its backend.
 
     A stored result that ended on a limit is never reused (the limits may have been raised since).
@@ -164,7 +166,8 @@ def _run_missing(requests: list[Any], store: Any, backends: dict[str, str], args
     stored = pick_stored(store.runs.records(filter=pc.field("run_id").isin(wanted))) if wanted else {}
     done = {run_id for run_id, result in stored.items() if not _ended_on_limit(result)}
     todo = [r for r in requests if r.run_id not in done]
-    outcome = {"todo": len(todo), "written": 0, "sandbox_errors": 0, "failed_batches": 0}
+    outcome: dict[str, Any] = {"todo": len(todo), "written": 0, "sandbox_errors": 0, "failed_batches": 0}
+    outcome["failures"] = []
     by_backend: dict[str, list[Any]] = defaultdict(list)
     for request in todo:
         by_backend[backends[request.profile.name]].append(request)
@@ -172,6 +175,7 @@ def _run_missing(requests: list[Any], store: Any, backends: dict[str, str], args
         ran = execute_runs(batch, args, backend)
         for key in ("written", "sandbox_errors", "failed_batches"):
             outcome[key] += int(ran[key])
+        outcome["failures"] += ran["failures"]
     return outcome
 
 
@@ -181,12 +185,23 @@ def _ended_on_limit(result: Any) -> bool:
     return ended_on_limit(result)
 
 
+def identified(requests: list[Any], backends: dict[str, str]) -> list[Any]:
+    """The requests with the backend each profile runs on and its toolchain identity (part of the run id)."""
+    from sandboxes.identity import identify
+
+    return [
+        request
+        for backend in sorted(set(backends.values()))
+        for request in identify([r for r in requests if backends[r.profile.name] == backend], backend)
+    ]
+
+
 def execute_runs(todo: list[Any], args: argparse.Namespace, backend: str) -> dict[str, Any]:
     """The one call into the execution flow (kept small: the orchestration helper owns how it is called)."""
-    from flows.audit_dataset import audit_flow
-    from flows.runtime import default_workers
+    from pipeline.commands.common import execute_requests
+    from pipeline.store import Store
 
-    return audit_flow(todo, args.store, backend, False, args.batch_size, args.workers or default_workers())
+    return execute_requests(Store(args.store), todo, args, "surge-audit")
 
 
 def _append_new(table: Any, records: list[Any]) -> None:

@@ -4,15 +4,60 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pipeline.records import Limits, PhaseLimits
+from pipeline.records import Limits, PhaseLimits, RunRequest
+
+if TYPE_CHECKING:
+    from pipeline.store import Store
 
 DEFAULT_STORE = Path(".surge/store")
+# The backends a user may name; running without a sandbox is `--unsafe`, never a backend name.
+BACKEND_CHOICES = ("bwrap", "docker")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number >= 1 (``--repeats 0`` is refused with the reason, not a traceback)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def add_store_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store", type=Path, default=DEFAULT_STORE, help=f"Parquet store folder (default: {DEFAULT_STORE})"
+    )
+
+
+def add_backend_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        choices=BACKEND_CHOICES,
+        default="bwrap",
+        help="sandbox for profiles that use this machine's toolchains (default: bwrap); profiles whose "
+        "toolchains live in images always run in Docker",
+    )
+
+
+def add_dask_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dask-address",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="run the batches on this Dask scheduler's workers (store on a shared path; docs/scale-out.md)",
+    )
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=16, help="programs per task (one sandbox per batch)"
+    )
+    parser.add_argument(
+        "--workers", type=positive_int, default=None, help="batches in parallel (default: CPU cores)"
     )
 
 
@@ -26,7 +71,74 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def limits_from_args(args: argparse.Namespace) -> Limits:
-    run = PhaseLimits(
-        cpu_s=args.cpu_s, wall_s=args.wall_s, memory_mib=args.memory_mib, output_bytes=args.output_bytes
-    )
+    from pydantic import ValidationError
+
+    from pipeline.errors import ConfigurationError
+    from pipeline.programs import describe_error
+
+    try:
+        run = PhaseLimits(
+            cpu_s=args.cpu_s, wall_s=args.wall_s, memory_mib=args.memory_mib, output_bytes=args.output_bytes
+        )
+    except ValidationError as error:
+        raise ConfigurationError(
+            f"bad run-phase limit: {describe_error(error)}", hint="limits are positive numbers"
+        ) from None
     return Limits(run=run)
+
+
+def failures_of(pairs: list[tuple[str, str]]) -> list[dict[str, str]]:
+    """(reason, fix) pairs as the CLI's ``failures`` list."""
+    return [{"reason": reason, "fix": fix} for reason, fix in pairs]
+
+
+def execute_requests(
+    store: Store, requests: list[RunRequest], args: argparse.Namespace, name: str, unsafe: bool = False
+) -> dict[str, Any]:
+    """Plan into the store's manifest and run what is not stored yet (shared by run and audit).
+
+    ``requests`` carry their backend and toolchain identity (``sandboxes.identity.identify``). Returns the
+    counts and ``failures`` (what of ours failed, each with its fix) for the CLI's exit rule.
+    """
+    from flows.run_programs import run_job
+    from flows.runtime import check_dask_address, default_workers
+    from pipeline.batches import plan
+    from pipeline.store import SCHEMA_VERSION
+    from sandboxes.identity import check_available
+
+    if getattr(args, "dask_address", None):
+        check_dask_address(args.dask_address)  # the workers' toolchains are checked where they run
+    else:
+        check_available({request.backend for request in requests})
+    stored = store.stored_run_ids([request.run_id for request in requests])
+    todo = [request for request in requests if request.run_id not in stored]
+    counts: dict[str, Any] = {"written": 0, "sandbox_errors": 0, "batches": 0, "failed_batches": 0}
+    failures: list[tuple[str, str]] = []
+    if todo:
+        plan_id, batches = plan(store, todo, args.batch_size)
+        workers = args.workers or default_workers()
+        counts, failures = run_job(args.store, plan_id, batches, unsafe, workers, getattr(args, "dask_address", None), name)
+    if counts.get("sandbox_errors"):
+        failures.append(
+            (
+                f"{counts['sandbox_errors']} runs ended on a sandbox error (quarantined, not stored as verdicts)",
+                "run the same command again to retry them; `surge doctor` checks the sandbox",
+            )
+        )
+    old_rule = sum(n for version, n in store.runs.rows_by_schema_version().items() if version != SCHEMA_VERSION)
+    return {
+        "planned_runs": len(requests),
+        "already_stored": len(requests) - len(todo),
+        "verdicts": {},
+        **counts,
+        "old_rule_rows": old_rule,
+        "failures": failures_of(failures),
+    }
+
+
+def old_rule_note(rows: int) -> str:
+    return (
+        f"note: {rows} stored rows carry run ids of the old rule (program, setting and profile only): they "
+        "stay readable, but no new run id matches them, so their programs run again when asked for"
+    )
+

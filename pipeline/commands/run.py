@@ -6,9 +6,19 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from pipeline.commands.common import add_limit_arguments, add_store_argument, limits_from_args
+from pipeline.commands.common import (
+    add_backend_argument,
+    add_batch_arguments,
+    add_dask_argument,
+    add_limit_arguments,
+    add_store_argument,
+    execute_requests,
+    limits_from_args,
+    old_rule_note,
+    positive_int,
+)
+from pipeline.errors import ConfigurationError, InputError
 from pipeline.programs import load_program_file, parse_setting, plan_requests
-from pipeline.records import RunRequest
 from pipeline.store import Store
 
 HELP = "execute programs (JSONL, one per line) in sandboxes and append the results to the Parquet store"
@@ -26,46 +36,54 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--setting", default=None, help="default setting, e.g. g++-C++14--O2, for lines without one"
     )
     parser.add_argument(
-        "--repeats", type=int, default=1, help="run each program N times to detect non-determinism"
+        "--repeats", type=positive_int, default=1, help="run each program N times to detect non-determinism"
     )
-    parser.add_argument("--backend", default="bwrap", help="bwrap (default), docker, or unsafe-local")
+    add_backend_argument(parser)
     parser.add_argument(
         "--unsafe", action="store_true", help="allow running without a sandbox (trusted code only)"
     )
-    parser.add_argument(
-        "--batch-size", type=int, default=16, help="programs per task (one sandbox per batch)"
-    )
-    parser.add_argument("--workers", type=int, default=None, help="batches in parallel (default: CPU cores)")
+    add_batch_arguments(parser)
+    add_dask_argument(parser)
     parser.add_argument(
         "--strict", action="store_true", help=f"exit {BAD_INPUT_EXIT_CODE} if any line was bad"
     )
     add_limit_arguments(parser)
 
 
-def execute(args: argparse.Namespace) -> dict[str, Any]:
-    from flows.run_programs import run_flow
-    from flows.runtime import default_workers
-    from sandboxes.profiles import check_backend, get_profile
+def default_setting(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return parse_setting(text)
+    except ValueError as error:
+        raise ConfigurationError(
+            f"--setting {text!r}: {error}", hint="write it as COMPILER-C++NN--OX, e.g. g++-C++14--O2"
+        ) from None
 
-    entries, bad_lines = load_program_file(args.programs)
+
+def execute(args: argparse.Namespace) -> dict[str, Any]:
+    from sandboxes.identity import identify
+    from sandboxes.profiles import get_profile
+
     profiles = [get_profile(name) for name in (args.profile or ["default"])]
-    check_backend(profiles, args.backend)
-    default_setting = parse_setting(args.setting) if args.setting else None
-    planned = plan_requests(entries, profiles, limits_from_args(args), args.repeats, default_setting)
+    setting = default_setting(args.setting)
+    limits = limits_from_args(args)
     store = Store(args.store)
-    store.quarantine.append(bad_lines)
-    store.quarantine.flush()
-    done = store.runs.existing_ids()
-    todo: list[RunRequest] = [r for r in planned if r.run_id not in done]
-    outcome: dict[str, Any] = {"written": 0, "sandbox_errors": 0, "failed_batches": 0, "verdicts": {}}
-    if todo:
-        workers = args.workers or default_workers()
-        outcome = run_flow(todo, args.store, args.backend, args.unsafe, args.batch_size, workers)
+    entries, bad_lines = load_program_file(args.programs)
+    store.quarantine.append_new(bad_lines)  # the same bad file twice: its records are stored once
+    if not entries:
+        kept = f" ({len(bad_lines)} bad lines, kept in the quarantine table of {args.store})" if bad_lines else ""
+        raise InputError(
+            f"{args.programs} holds no programs to run{kept}",
+            hint="write one JSON program per line, e.g. "
+            '{"language": "python", "source": "print(1)"} (docs/programs.md)',
+        )
+    planned = plan_requests(entries, profiles, limits, args.repeats, setting)
+    requests = identify(planned, args.backend, args.unsafe)
+    outcome = execute_requests(store, requests, args, "surge-run", unsafe=args.unsafe)
     summary: dict[str, Any] = {
         "programs": len(entries),
         "bad_lines": [{"location": q.location, "reason": q.reason} for q in bad_lines],
-        "planned_runs": len(planned),
-        "already_stored": len(planned) - len(todo),
         **outcome,
         "store": str(args.store),
         "exit_code": BAD_INPUT_EXIT_CODE if (args.strict and bad_lines) else 0,
@@ -90,4 +108,6 @@ def render(summary: dict[str, Any]) -> str:
     if summary["bad_lines"]:
         lines.append(f"bad lines         {len(summary['bad_lines'])} (skipped, kept in the quarantine table)")
         lines.extend(f"  {bad['location']}: {bad['reason']}" for bad in summary["bad_lines"])
+    if summary["old_rule_rows"]:
+        lines.append(old_rule_note(summary["old_rule_rows"]))
     return "\n".join(lines)

@@ -1,0 +1,121 @@
+"""Plan run requests into batches in the store, and execute one batch from the store (no engine here).
+
+The flows (``flows/run_programs.py``) only pass references: the store path, a plan id, a batch id. A batch
+reads its requests from the store's manifest, skips the runs already stored (a re-run of a finished batch,
+e.g. after a Dask worker died, PrefectHQ/prefect#15442, writes nothing), executes the rest in one
+sandbox, and writes its rows as one part named after the batch, so writing it twice replaces it whole:
+no row is lost and none is stored twice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from pipeline.errors import SurgeError
+from pipeline.records import QuarantinedRecord, RunRequest, RunResult, Verdict, content_id
+from pipeline.store import Store
+
+
+class BatchCounts(BaseModel):
+    """What a batch task returns to the flow: counts only, whatever the programs' size."""
+
+    runs: int = 0
+    written: int = 0
+    found_stored: int = Field(default=0, description="stored by an earlier copy of the task (a re-run)")
+    sandbox_errors: int = 0
+    verdicts: dict[str, int] = Field(default_factory=dict)
+
+    def add(self, other: BatchCounts) -> None:
+        self.runs += other.runs
+        self.written += other.written
+        self.found_stored += other.found_stored
+        self.sandbox_errors += other.sandbox_errors
+        self.verdicts = dict(Counter(self.verdicts) + Counter(other.verdicts))
+
+
+class BatchFailed(Exception):
+    """A batch could not run for a reason of ours (no sandbox, bad configuration): reason and fix.
+
+    Plain positional args, so it survives pickling to and from a Dask worker."""
+
+    def __init__(self, reason: str, fix: str) -> None:
+        super().__init__(reason, fix)
+        self.reason = reason
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+def batched(items: list[RunRequest], size: int) -> list[list[RunRequest]]:
+    """Batches of at most ``size``, never mixing backends (a batch runs in one sandbox)."""
+    by_backend: dict[str, list[RunRequest]] = {}
+    for item in items:
+        by_backend.setdefault(item.backend, []).append(item)
+    return [group[start : start + size] for group in by_backend.values() for start in range(0, len(group), size)]
+
+
+def plan(store: Store, requests: list[RunRequest], batch_size: int) -> tuple[str, int]:
+    """Write the pending requests to the manifest: (plan id, number of batches)."""
+    batches = batched(requests, batch_size)
+    return store.plan(batches), len(batches)
+
+
+def execute_batch(store_root: Path | str, batch_id: str, unsafe: bool) -> BatchCounts:
+    """Run one planned batch in one sandbox and store its rows; sandbox errors are quarantined, not rows."""
+    from sandboxes import open_backend
+
+    store = Store(store_root)
+    requests = store.batch_requests(batch_id)
+    if not requests:
+        raise BatchFailed(
+            f"batch {batch_id} is not in the manifest of {store_root}",
+            "the workers must see the same store as the command: put it on a shared path (docs/scale-out.md)",
+        )
+    stored = store.stored_run_ids([r.run_id for r in requests])
+    todo = [r for r in requests if r.run_id not in stored]
+    results: list[RunResult] = []
+    if todo:
+        try:
+            backend = "bwrap" if todo[0].backend == "unsafe-local" else todo[0].backend
+            with open_backend(backend, unsafe=unsafe, workers=1) as sandbox:
+                results = list(sandbox.run_batch(todo))
+        except SurgeError as error:
+            raise BatchFailed(str(error), error.hint or "see `surge doctor`") from None
+    counts = write_rows(store, results)
+    counts.found_stored = len(stored)
+    return counts
+
+
+def write_rows(store: Store, results: list[RunResult]) -> BatchCounts:
+    """The batch's finished runs as one part; a sandbox failure is quarantined instead (a rerun retries)."""
+    kept = [r for r in results if r.verdict is not Verdict.SANDBOX_ERROR]
+    failed = [
+        QuarantinedRecord(
+            stage="run", source=r.origin.get("source", "run"), location=r.run_id, reason=sandbox_detail(r)
+        )
+        for r in results
+        if r.verdict is Verdict.SANDBOX_ERROR
+    ]
+    store.runs.append(kept)
+    # Named by the runs it holds: a second copy of this task (a Dask re-run) replaces it, never adds to it.
+    store.runs.flush(name=f"part-batch-{batch_id_for([r.run_id for r in results])}.parquet")
+    store.quarantine.append_new(failed)
+    return BatchCounts(
+        runs=len(results),
+        written=len(kept),
+        sandbox_errors=len(failed),
+        verdicts=dict(Counter(r.verdict.value for r in results)),
+    )
+
+
+def batch_id_for(run_ids: list[str]) -> str:
+    return content_id("batch", run_ids)
+
+
+def sandbox_detail(result: RunResult) -> str:
+    phase = result.run or result.compile
+    return f"sandbox error: {phase.detail if phase else 'no phase recorded'}"
