@@ -111,4 +111,5 @@ def run_job(
     error = state.result(raise_on_failure=False)
     if isinstance(error, JobFailed):
         return error.counts, error.failures
-    return {"batches": batches, "failed_batches": batches}, [failure_of(error)]
+    crash = error if isinstance(error, BaseException) else RuntimeError(state.message or "flow failed")
+    return {"batches": batches, "failed_batches": batches}, [failure_of(crash)]

@@ -55,7 +55,9 @@ def batched(items: list[RunRequest], size: int) -> list[list[RunRequest]]:
     by_backend: dict[str, list[RunRequest]] = {}
     for item in items:
         by_backend.setdefault(item.backend, []).append(item)
-    return [group[start : start + size] for group in by_backend.values() for start in range(0, len(group), size)]
+    return [
+        group[start : start + size] for group in by_backend.values() for start in range(0, len(group), size)
+    ]
 
 
 def plan(store: Store, requests: list[RunRequest], batch_size: int) -> tuple[str, int]:

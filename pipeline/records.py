@@ -391,7 +391,9 @@ class RunRequest(Frozen):
     profile: EnvironmentProfile
     limits: Limits = Limits()
     repeats: int = Field(default=1, ge=1, description="run phase repetitions, to detect non-determinism")
-    backend: str = Field(default="bwrap", description="the backend the run is planned for ('bwrap', 'docker')")
+    backend: str = Field(
+        default="bwrap", description="the backend the run is planned for ('bwrap', 'docker')"
+    )
     toolchain_id: str = Field(
         default="",
         description="identity of the tools the run uses: tool versions (bwrap) or image id (docker); "

@@ -72,13 +72,18 @@ def check_available(backends: set[str]) -> None:
 
 
 def identify(requests: Iterable[RunRequest], chosen: str, unsafe: bool = False) -> list[RunRequest]:
-    """The requests with ``backend`` and ``toolchain_id`` filled in (their run ids then mean what they say)."""
+    """The requests with ``backend`` and ``toolchain_id`` filled in: their run ids then say how they run."""
     probes: dict[str, Callable[[RunRequest], str]] = {}
     known: dict[tuple[str, str, str, str], str] = {}
     identified = []
     for request in requests:
         backend = backend_for(request.profile, chosen, unsafe)
-        key = (backend, request.program.language.value, request.setting.setting_id, request.profile.profile_id)
+        key = (
+            backend,
+            request.program.language.value,
+            request.setting.setting_id,
+            request.profile.profile_id,
+        )
         if key not in known:
             if backend not in probes:
                 probes[backend] = docker_identity_probe() if backend == "docker" else bwrap_identity

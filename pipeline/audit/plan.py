@@ -18,9 +18,9 @@ from pipeline.records import (
     Limits,
     QuarantinedRecord,
     RunRequest,
-    answer_key,
     RunResult,
     Verdict,
+    answer_key,
 )
 
 TEXT_CHARS = 4000  # observed / expected kept per row: enough to read, small enough for the table

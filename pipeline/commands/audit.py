@@ -7,7 +7,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pipeline.commands.common import add_dask_argument, add_limit_arguments, add_store_argument, limits_from_args
+from pipeline.commands.common import (
+    add_dask_argument,
+    add_limit_arguments,
+    add_store_argument,
+    limits_from_args,
+)
 from pipeline.subsets import REGISTRY
 
 HELP = (
@@ -100,7 +105,9 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     requests = identified(plan_requests(conversions, profiles, policy, args.repeats), chosen.backends)
     outcome = _run_missing(requests, store, chosen.backends, args)
     rows = _rows(store, conversions, profiles, requests)
-    extra = identified(alternative_requests(conversions, rows, profiles, policy, args.repeats), chosen.backends)
+    extra = identified(
+        alternative_requests(conversions, rows, profiles, policy, args.repeats), chosen.backends
+    )
     if extra:
         second = _run_missing(extra, store, chosen.backends, args)
         outcome = {k: outcome[k] + second[k] for k in outcome}

@@ -117,15 +117,19 @@ def execute_requests(
     if todo:
         plan_id, batches = plan(store, todo, args.batch_size)
         workers = args.workers or default_workers()
-        counts, failures = run_job(args.store, plan_id, batches, unsafe, workers, getattr(args, "dask_address", None), name)
+        counts, failures = run_job(
+            args.store, plan_id, batches, unsafe, workers, getattr(args, "dask_address", None), name
+        )
     if counts.get("sandbox_errors"):
         failures.append(
             (
-                f"{counts['sandbox_errors']} runs ended on a sandbox error (quarantined, not stored as verdicts)",
+                f"{counts['sandbox_errors']} runs ended on a sandbox error (quarantined, never a verdict)",
                 "run the same command again to retry them; `surge doctor` checks the sandbox",
             )
         )
-    old_rule = sum(n for version, n in store.runs.rows_by_schema_version().items() if version != SCHEMA_VERSION)
+    old_rule = sum(
+        n for version, n in store.runs.rows_by_schema_version().items() if version != SCHEMA_VERSION
+    )
     return {
         "planned_runs": len(requests),
         "already_stored": len(requests) - len(todo),
@@ -141,4 +145,3 @@ def old_rule_note(rows: int) -> str:
         f"note: {rows} stored rows carry run ids of the old rule (program, setting and profile only): they "
         "stay readable, but no new run id matches them, so their programs run again when asked for"
     )
-

@@ -72,7 +72,11 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     entries, bad_lines = load_program_file(args.programs)
     store.quarantine.append_new(bad_lines)  # the same bad file twice: its records are stored once
     if not entries:
-        kept = f" ({len(bad_lines)} bad lines, kept in the quarantine table of {args.store})" if bad_lines else ""
+        kept = (
+            f" ({len(bad_lines)} bad lines, kept in the quarantine table of {args.store})"
+            if bad_lines
+            else ""
+        )
         raise InputError(
             f"{args.programs} holds no programs to run{kept}",
             hint="write one JSON program per line, e.g. "
