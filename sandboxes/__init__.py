@@ -21,18 +21,18 @@ def open_backend(name: str = "bwrap", *, unsafe: bool = False, workers: int = 1)
     if name == "bwrap":
         from sandboxes.backends.bwrap import BwrapBackend
 
-        return _with_lean(BwrapBackend(unsafe=unsafe, workers=workers), workers)
+        return _with_lean(BwrapBackend(unsafe=unsafe, workers=workers))
     if name == "docker":
         from sandboxes.backends.docker import DockerBackend
 
-        return _with_lean(DockerBackend(workers=workers), workers)
+        return _with_lean(DockerBackend(workers=workers))
     from pipeline.errors import ConfigurationError
 
     raise ConfigurationError(f"unknown sandbox backend {name!r}", hint=f"use one of: {', '.join(BACKENDS)}")
 
 
-def _with_lean(inner: Backend, workers: int) -> Backend:
+def _with_lean(inner: Backend) -> Backend:
     """lean4 programs are proof checks: they go to the warm REPL pool (sandboxes/lean, docs/lean.md)."""
     from sandboxes.lean.router import LeanRouted
 
-    return LeanRouted(inner, workers)
+    return LeanRouted(inner)

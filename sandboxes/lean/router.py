@@ -12,17 +12,17 @@ from sandboxes.backends.base import Backend
 class LeanRouted:
     """A Backend wrapping another: lean4 programs go to a LeanBackend opened on first use."""
 
-    def __init__(self, inner: Backend, workers: int = 1) -> None:
+    def __init__(self, inner: Backend) -> None:
         self.inner = inner
         self.name = inner.name
-        self.workers = workers
         self._lean: Backend | None = None
 
     def lean(self) -> Backend:
         if self._lean is None:
             from sandboxes.lean.backend import LeanBackend
 
-            self._lean = LeanBackend(workers=self.workers)
+            # Lean's concurrency is its own setting (SURGE_LEAN_MAX_REPLS): each REPL holds Mathlib (GBs).
+            self._lean = LeanBackend()
         return self._lean
 
     def run_batch(self, requests: Sequence[RunRequest]) -> Iterator[RunResult]:

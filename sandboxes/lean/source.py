@@ -46,20 +46,38 @@ def _is_preamble(line: str) -> bool:
 
 
 def split_source(text: str) -> LeanSource:
-    """Header: the leading import/open/set_option/universe lines (blank lines between them included)."""
+    """Header: the leading import/open/set_option/universe lines, with the blank lines and comments
+    between them (Lean allows comments before `import`); a comment after the last one opens the body."""
     lines = text.split("\n")
     header_end = 0
-    for index, line in enumerate(lines):
-        if not line.strip():
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if not line.strip() or line.lstrip().startswith("--"):
+            index += 1
+            continue
+        if line.lstrip().startswith("/-") and not line.lstrip().startswith("/--"):
+            index = _after_block_comment(lines, index)
             continue
         if not _is_preamble(line) or _continues(lines, index):
             break
-        header_end = index + 1
+        index += 1
+        header_end = index
     return LeanSource(
         header="\n".join(lines[:header_end]),
         body="\n".join(lines[header_end:]),
         body_line_offset=header_end,
     )
+
+
+def _after_block_comment(lines: list[str], start: int) -> int:
+    """The index of the line after the one closing the block comment opened on lines[start]."""
+    depth = 0
+    for index in range(start, len(lines)):
+        depth += lines[index].count("/-") - lines[index].count("-/")
+        if depth <= 0:
+            return index + 1
+    return len(lines)
 
 
 def _continues(lines: list[str], index: int) -> bool:

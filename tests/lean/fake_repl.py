@@ -17,7 +17,8 @@ Scripted by comments in the command text (lines are the command's own, 1-based):
     -- fake: axioms NAME A,B     `#print axioms NAME` answers A, B
 Lean-like defaults: `sorry` in a theorem gives the warning "declaration uses 'sorry'", a `sorries` entry
 and sorryAx; `native_decide` gives Lean.ofReduceBool; `axiom X` declares a user axiom; `import Bogus...`
-in a header is refused. Environment: FAKE_REPL_DELAY_MS (every answer), FAKE_REPL_HEADER_S (headers),
+in a header is refused; `open Bogus` in a header is an error with an environment.
+Environment: FAKE_REPL_DELAY_MS (every answer), FAKE_REPL_HEADER_S (headers),
 FAKE_REPL_BANNER (a line printed at start).
 """
 
@@ -80,7 +81,11 @@ class FakeRepl:
         time.sleep(float(os.environ.get("FAKE_REPL_HEADER_S", "0")))
         if bogus := re.search(r"^import (Bogus\S*)", text, re.M):
             return {"message": f"unknown package '{bogus[1]}'"}
-        return {"env": self.new_env({})}
+        response: dict[str, Any] = {"env": self.new_env({})}
+        for number, line in enumerate(text.split("\n"), start=1):
+            if line.startswith("open Bogus"):
+                response["messages"] = [message("error", number, 5, "unknown namespace 'Bogus'")]
+        return response
 
     def body(self, known: dict[str, list[str]], text: str) -> dict[str, Any] | None:
         messages: list[dict[str, Any]] = []

@@ -139,6 +139,17 @@ def test_a_header_the_repl_refuses_is_not_a_verdict_on_the_proof(make_backend: A
     assert result.verdict is Verdict.SANDBOX_ERROR and "unknown package 'BogusLib'" in detail(result)
 
 
+def test_header_errors_are_in_every_proofs_label_at_their_own_lines(make_backend: Any) -> None:
+    backend = make_backend(workers=1)
+    header = "import Mathlib\n-- a comment Lean allows here\nopen Bogus"
+    first, second = check_all(backend, *[lean_file(PROOF, header=header)] * 2)
+    for result in (first, second):
+        assert result.verdict is Verdict.COMPILE_ERROR
+        (error,) = json.loads(result.label)["errors"]
+        assert (error["pos"], error["data"]) == ({"line": 3, "column": 5}, "unknown namespace 'Bogus'")
+    assert facts(second)["reused_repl"]
+
+
 def test_header_timeout_names_its_own_limit(make_backend: Any, monkeypatch: Any) -> None:
     monkeypatch.setenv("FAKE_REPL_HEADER_S", "5")
     backend = make_backend(workers=1, header_timeout_s=0.3)

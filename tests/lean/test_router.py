@@ -16,6 +16,7 @@ from tests.lean.conftest import FAKE_REPL, PROFILE, lean_file, request
 def test_mixed_batch_keeps_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SURGE_LEAN_REPL_COMMAND", json.dumps([sys.executable, str(FAKE_REPL)]))
     monkeypatch.setenv("SURGE_LEAN_PROJECT_DIR", str(tmp_path))
+    monkeypatch.setenv("SURGE_LEAN_MAX_REPLS", "2")
     python = RunRequest(program=Program.single(Language.PYTHON, "print('hi')"), profile=PROFILE)
     proof = request(lean_file("theorem t : True := by\n  trivial\n-- fake: error 3 2 boom"))
     with open_backend("bwrap", unsafe=True) as backend:

@@ -52,3 +52,13 @@ def test_declarations_and_user_axioms_skip_comments() -> None:
     )
     assert source.declarations == ["a", "cheat", "b", "c"]
     assert source.user_axioms == ["cheat"]
+
+
+def test_comments_before_and_between_imports_belong_to_the_header() -> None:
+    text = (
+        "/- licence\n  text -/\n-- note\nimport Mathlib\n-- between\nopen Real\n-- about t\ntheorem t : True"
+    )
+    source = split_source(text)
+    assert source.body_line_offset == 6 and source.body.startswith("-- about t")
+    docstring = split_source("import Mathlib\n/-- doc -/\ntheorem t : True := trivial")
+    assert docstring.body.startswith("/-- doc -/")
