@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "refactor": "pipeline.commands.refactor",
     "review": "pipeline.commands.review",
     "export": "pipeline.commands.export",
+    "score": "pipeline.commands.score",
 }
 
 Summary = dict[str, Any]

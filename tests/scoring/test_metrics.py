@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from pipeline.audit import metrics
-from pipeline.audit.rows import ReleasedRecord
+from pipeline.scoring import metrics
+from sources.surge_release import ReleasedRecord
 
 
 def test_exact_match_ignores_surrounding_whitespace_only() -> None:

@@ -1,0 +1,1 @@
+"""SURGE's metrics and output extraction: one home (issue 13). The audit imports from here."""
