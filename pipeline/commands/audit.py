@@ -103,13 +103,13 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
 
     # Round 1: each record's first reading; round 2: the other readings of those that did not reproduce.
     requests = identified(plan_requests(conversions, profiles, policy, args.repeats), chosen.backends)
-    outcome = _run_missing(requests, store, chosen.backends, args)
+    outcome = _run_missing(requests, args)
     rows = _rows(store, conversions, profiles, requests)
     extra = identified(
         alternative_requests(conversions, rows, profiles, policy, args.repeats), chosen.backends
     )
     if extra:
-        second = _run_missing(extra, store, chosen.backends, args)
+        second = _run_missing(extra, args)
         outcome = {k: outcome[k] + second[k] for k in outcome}
         requests += extra
         rows = _rows(store, conversions, profiles, requests)
@@ -160,36 +160,17 @@ def _rows(store: Any, conversions: list[Any], profiles: list[Any], requests: lis
     return audit_rows(conversions, profiles, pick_stored(stored))
 
 
-def _run_missing(requests: list[Any], store: Any, backends: dict[str, str], args: Any) -> dict[str, Any]:
-    """Execute the requests the store cannot answer, each profile on its backend.
-
-    A stored result that ended on a limit is never reused (the limits may have been raised since).
-    """
-    import pyarrow.compute as pc
-
-    from pipeline.audit.plan import pick_stored
-
-    wanted = [r.run_id for r in requests]
-    stored = pick_stored(store.runs.records(filter=pc.field("run_id").isin(wanted))) if wanted else {}
-    done = {run_id for run_id, result in stored.items() if not _ended_on_limit(result)}
-    todo = [r for r in requests if r.run_id not in done]
-    outcome: dict[str, Any] = {"todo": len(todo), "written": 0, "sandbox_errors": 0, "failed_batches": 0}
-    outcome["failures"] = []
-    by_backend: dict[str, list[Any]] = defaultdict(list)
-    for request in todo:
-        by_backend[backends[request.profile.name]].append(request)
-    for backend, batch in sorted(by_backend.items()):
-        ran = execute_runs(batch, args, backend)
-        for key in ("written", "sandbox_errors", "failed_batches"):
-            outcome[key] += int(ran[key])
-        outcome["failures"] += ran["failures"]
-    return outcome
-
-
-def _ended_on_limit(result: Any) -> bool:
-    from pipeline.audit.plan import ended_on_limit
-
-    return ended_on_limit(result)
+def _run_missing(requests: list[Any], args: Any) -> dict[str, Any]:
+    """Execute what the store cannot answer. Run ids hash the limits (issue 10), so a stored result made
+    under other limits, e.g. a timeout before `--cpu-s` or the recorded time raised them, is never reused."""
+    ran = execute_runs(requests, args)
+    return {
+        "todo": ran["planned_runs"] - ran["already_stored"],
+        "written": int(ran.get("written", 0)),
+        "sandbox_errors": int(ran.get("sandbox_errors", 0)),
+        "failed_batches": int(ran.get("failed_batches", 0)),
+        "failures": list(ran.get("failures", [])),
+    }
 
 
 def identified(requests: list[Any], backends: dict[str, str]) -> list[Any]:
@@ -203,8 +184,9 @@ def identified(requests: list[Any], backends: dict[str, str]) -> list[Any]:
     ]
 
 
-def execute_runs(todo: list[Any], args: argparse.Namespace, backend: str) -> dict[str, Any]:
-    """The one call into the execution flow (kept small: the orchestration helper owns how it is called)."""
+def execute_runs(todo: list[Any], args: argparse.Namespace) -> dict[str, Any]:
+    """The one call into the execution flow (kept small: the orchestration helper owns how it is called).
+    Each request carries its backend (`identified`), so profiles on bwrap and Docker go in one job."""
     from pipeline.commands.common import execute_requests
     from pipeline.store import Store
 

@@ -81,3 +81,25 @@ def test_audit_scores_classifies_and_resumes(
     again = json.loads(capsys.readouterr().out)
     assert len(fake.ran) == 6 and again["runs_reused"] == 6
     assert Store(store).table("audit", AuditRow, "audit_id").count() == 6
+
+
+def test_a_timeout_is_not_served_under_higher_limits(
+    monkeypatch: pytest.MonkeyPatch, samples: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    backend = FakeBackend(lambda request: ("", Verdict.CPU_TIME_LIMIT))
+    monkeypatch.setattr(sandboxes, "open_backend", lambda *a, **k: backend)
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
+    argv = ["audit", str(samples / "surge-released" / "tc.json"), "--limit", "1", "--store", str(tmp_path)]
+    argv += ["--report", str(tmp_path / "r.html"), "--json"]
+    assert cli.main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["by_subset"]["tc"]["explained"] == {"timeout": 1}
+    assert (
+        "SURGE recorded 0 s"
+        in next(iter(Store(tmp_path).table("audit", AuditRow, "audit_id").records())).reason
+    )
+    backend.answer = lambda request: ("13.23\n", Verdict.OK)
+    assert cli.main([*argv, "--cpu-s", "20"]) == 0  # the run id hashes the limits: a new run
+    again = json.loads(capsys.readouterr().out)
+    assert len(backend.ran) == 2 and again["runs_reused"] == 0
+    assert again["by_subset"]["tc"]["reproduced"] == 1  # the new result, not the stored timeout

@@ -160,3 +160,35 @@ def test_malformed_entries_are_refused_not_fatal(tmp_path: Path) -> None:
     assert "expected a JSON object" in reasons["ml.json[1]"] and "question" in reasons["ml.json[2]"]
     assert reasons["ml.json[3]"].startswith("unknown language 'Cobol'")
     assert {r.subset for r in refusals} == {"ml"}
+
+
+PARSER = """
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--A", type=str, help="rows separated by ';'")
+parser.add_argument("--shift", type=float, default=0.0)
+parser.add_argument("--verbose", action="store_true")
+parser.add_argument("--point", nargs=2, type=float)
+parser.add_argument("--xs", nargs="+", type=int)
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        # tc's linear-algebra shape: the matrix was one argument, released without quotes
+        ("python qr.py --A 91 53 44 ;36 54 67 ;7 6 86 ", ["--A", "91 53 44 ;36 54 67 ;7 6 86"]),
+        (
+            "python qr.py --verbose --A 1 2 ;3 4 --shift -0.5",
+            ["--verbose", "--A", "1 2 ;3 4", "--shift", "-0.5"],
+        ),
+        ("python qr.py --A=1 2 --xs 1 2 3", ["--A=1", "2", "--xs", "1", "2", "3"]),
+        ("python qr.py --point -1 2 --A '1 2'", ["--point", "-1", "2", "--A", "1 2"]),
+        ("python qr.py --A 1\n2 ;3 4", ["--A", "1\n2 ;3 4"]),  # a multi-line value keeps its newline
+    ],
+)
+def test_argv_rebuilt_from_the_scripts_parser(command: str, argv: list[str]) -> None:
+    from pipeline.subsets.scripts import PARSER_VARIANT, command_argvs
+
+    name, rebuilt = command_argvs(PARSER, command)[0]
+    assert (name, rebuilt) == (PARSER_VARIANT, ["python", "qr.py", *argv])
