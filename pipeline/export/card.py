@@ -71,6 +71,11 @@ def provenance(rows: Sequence[DatasetRow]) -> list[str]:
         key=lambda t: (list(REGISTRY).index(t[0]) if t[0] in REGISTRY else 99, t[1:]),
     )
     lines += [f"| {' | '.join(parts)} |" for parts in seen]
+    auto, recorded = sum(r.auto_approved for r in rows), sum(r.recorded_llm for r in rows)
+    lines += [
+        "",
+        f"Approved without human review: {auto} rows; refactored from a recorded LLM reply: {recorded}.",
+    ]
     return [*lines, ""]
 
 
