@@ -21,7 +21,7 @@ class Progress:
         self.total_runs = total_runs
         self.stream = stream or sys.stderr
         self.started = time.monotonic()
-        self.last_shown = 0.0
+        self.last_shown = self.started
         self.batches = self.runs = self.failed_batches = 0
 
     def advance(self, runs: int, failed: bool = False) -> None:

@@ -11,6 +11,9 @@ reads the failures from the flow's final state and exits non-zero with each reas
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,8 @@ RETRY_DELAY_S = 2
 # Worth a retry: the store on a shared path hiccuped, a worker lost its connection. Not worth one: our own
 # refusals (BatchFailed: no bubblewrap, unknown backend), which would fail the same way again.
 TRANSIENT = (OSError, TimeoutError, ConnectionError)
+# Prefect logs each failed task and flow with its traceback; the states in its database keep them.
+ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
 
 
 def transient(task: Any, task_run: Any, state: Any) -> bool:
@@ -92,6 +97,19 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") ->
     return summary
 
 
+@contextmanager
+def quiet_engine_logs() -> Iterator[None]:
+    loggers = [logging.getLogger(name) for name in ENGINE_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
 def run_job(
     store_root: Path,
     plan_id: str,
@@ -104,7 +122,8 @@ def run_job(
     """Run a plan; returns (counts, failures as (reason, fix)). Never raises for a failed batch."""
     runner = task_runner(workers, dask_address)
     job = run_plan.with_options(name=name, task_runner=runner)
-    state = job(str(store_root), plan_id, unsafe, label=name.removeprefix("surge-"), return_state=True)
+    with quiet_engine_logs():  # failures reach the user as one line each, from the CLI, not as tracebacks
+        state = job(str(store_root), plan_id, unsafe, label=name.removeprefix("surge-"), return_state=True)
     wait_for_task_runs(state.state_details.flow_run_id, batches)
     if state.is_completed():
         return state.result(), []

@@ -1,0 +1,86 @@
+"""The run flow under Prefect for real: references through the API, Failed tasks and flows, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.cli import main
+from pipeline.errors import SandboxUnavailable
+from pipeline.store import Store
+
+BIG_SOURCE_BYTES = 1 << 20
+
+
+def prefect_runs() -> tuple[list[Any], list[Any]]:
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        return client.read_flow_runs(), client.read_task_runs()
+
+
+def write_programs(path: Path, sources: list[str]) -> Path:
+    path.write_text("".join(json.dumps({"language": "python", "source": s}) + "\n" for s in sources))
+    return path
+
+
+@pytest.mark.slow
+def test_only_references_reach_prefect_whatever_the_program_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], require_bwrap: None
+) -> None:
+    padding = "#" * BIG_SOURCE_BYTES
+    programs = write_programs(tmp_path / "p.jsonl", [f"print(1)\n{padding}", "print(2)"])
+    store = tmp_path / "store"
+    assert main(["run", str(programs), "--store", str(store), "--batch-size", "1", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["written"] == 2 and summary["failures"] == []
+    flow_runs, task_runs = prefect_runs()
+    (flow_run,) = [run for run in flow_runs if str(store) in json.dumps(run.parameters)]
+    assert len(json.dumps(flow_run.parameters)) < 1024 and flow_run.state.is_completed()
+    mine = [t for t in task_runs if t.flow_run_id == flow_run.id]
+    assert len(mine) == 2 and all(t.state.is_completed() for t in mine)  # each batch is a task run
+    assert all(len(json.dumps(t.model_dump(mode="json"))) < 8192 for t in mine)
+
+
+@pytest.mark.slow
+def test_a_batch_that_fails_for_our_reasons_is_a_failed_task_and_a_non_zero_exit(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    require_bwrap: None,
+) -> None:
+    import sandboxes
+
+    real_open = sandboxes.open_backend
+    opened: list[int] = []
+
+    def open_once(*args: Any, **kw: Any) -> Any:  # the first batch gets a sandbox, the second none
+        opened.append(1)
+        if len(opened) > 1:
+            raise SandboxUnavailable("bubblewrap cannot create a namespace", hint="enable user namespaces")
+        return real_open(*args, **kw)
+
+    monkeypatch.setattr(sandboxes, "open_backend", open_once)
+    programs = write_programs(tmp_path / "p.jsonl", ["print(1)", "print(2)"])
+    store = tmp_path / "store"
+    argv = ["run", str(programs), "--store", str(store), "--batch-size", "1", "--workers", "1"]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert captured.err.strip().splitlines()[-1] == (
+        "surge run: error: bubblewrap cannot create a namespace (fix: enable user namespaces)"
+    )
+    assert Store(store).runs.count() == 1  # the finished batch is kept
+    flow_runs, task_runs = prefect_runs()
+    (flow_run,) = [run for run in flow_runs if str(store) in json.dumps(run.parameters)]
+    assert flow_run.state.is_failed()
+    states = sorted(t.state.type.value for t in task_runs if t.flow_run_id == flow_run.id)
+    assert states == ["COMPLETED", "FAILED"]  # no retry for a cause that would fail again
+
+    monkeypatch.setattr(sandboxes, "open_backend", real_open)
+    assert main([*argv, "--json"]) == 0  # the rerun runs only what is missing
+    again = json.loads(capsys.readouterr().out)
+    assert again["already_stored"] == 1 and again["written"] == 1
