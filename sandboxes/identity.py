@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Callable, Iterable
 
 from pipeline.errors import SandboxUnavailable
-from pipeline.records import EnvironmentProfile, RunRequest, content_id
+from pipeline.records import EnvironmentProfile, Language, RunRequest, content_id
 from sandboxes.languages import spec_for
 from sandboxes.toolchains import tool_version
 
@@ -84,6 +84,10 @@ def identify(requests: Iterable[RunRequest], chosen: str, unsafe: bool = False) 
             request.setting.setting_id,
             request.profile.profile_id,
         )
+        if key not in known and request.program.language is Language.LEAN4:
+            from sandboxes.lean.backend import lean_identity  # proofs go to the REPL pool on any backend
+
+            known[key] = lean_identity()
         if key not in known:
             if backend not in probes:
                 probes[backend] = docker_identity_probe() if backend == "docker" else bwrap_identity

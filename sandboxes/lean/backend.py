@@ -32,6 +32,7 @@ from pipeline.records import (
     RunRequest,
     RunResult,
     Verdict,
+    content_id,
 )
 from sandboxes.lean.pool import LeanCheck, PoolFull, ReplPool
 from sandboxes.lean.protocol import ReplCrashed, ReplError, ReplOutputLimit, ReplTimeout
@@ -72,6 +73,16 @@ def environment_versions(settings: LeanSettings) -> dict[str, str]:
         except (ValueError, AttributeError):
             versions["lake-manifest"] = "unreadable"
     return versions
+
+
+def lean_identity(settings: LeanSettings | None = None) -> str:
+    """The run ids' toolchain identity of a proof check (sandboxes/identity.py): the REPL command and the
+    project's Lean, Mathlib and REPL revisions; "missing" where no REPL can start, so that installing
+    one makes new runs instead of reusing toolchain_missing rows."""
+    settings = settings or LeanSettings()
+    if missing_toolchain(settings) is not None:
+        return content_id("lean", "missing", settings.repl_command)
+    return content_id("lean", environment_versions(settings))
 
 
 class LeanBackend:

@@ -13,6 +13,7 @@ from tests.lean.conftest import FAKE_REPL
 
 
 def project(tmp_path: Path, toolchain: str, mathlib: str, repl: str) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "HEAD").write_text(mathlib + "\n")
     (tmp_path / "lean-toolchain").write_text(toolchain + "\n")
@@ -46,3 +47,20 @@ def test_missing_lake_names_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     status = lean_status()
     assert not status["available"] and "surge-no-such-lake" in status["hint"]
     assert "dockerfiles/lean4/Dockerfile" in status["hint"]
+
+
+def test_run_ids_change_with_the_lean_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline.records import EnvironmentProfile, Language, Program, RunRequest
+    from sandboxes.identity import identify
+
+    proof = RunRequest(
+        program=Program.single(Language.LEAN4, "theorem t : True := trivial"),
+        profile=EnvironmentProfile(name="t"),
+    )
+    monkeypatch.setenv("SURGE_LEAN_REPL_COMMAND", '["surge-no-such-lake", "env", "repl"]')
+    missing = identify([proof], "bwrap")[0].run_id
+    point_at(monkeypatch, project(tmp_path / "a", LEAN_PINS["lean"], LEAN_PINS["mathlib"], LEAN_PINS["REPL"]))
+    goedel = identify([proof], "bwrap")[0].run_id
+    point_at(monkeypatch, project(tmp_path / "b", "leanprover/lean4:v4.15.0", LEAN_PINS["mathlib"], "abc"))
+    other = identify([proof], "bwrap")[0].run_id
+    assert len({missing, goedel, other}) == 3
