@@ -120,6 +120,7 @@ CAVEATS = [
     "released (SURGE's eval/main.py reads 1 with a `difficulty` feature as cl).",
     '- rl: TUOJ C++ repositories say `language: "Python"` and their file blocks close with `<endfile>`, '
     "`<enfile>` or `<end_file>`, as released.",
+    "- dr's CoT line has one space after 'step by step.' where the other subsets have two; kept.",
     "- Rows imported from the release keep their released few-shot examples (drawn by SURGE from the full "
     "release); rows built here draw theirs from the same pool with a seed.",
     "- Labels depend on the execution profile (locale, compiler versions, C library): see the toolchain "
