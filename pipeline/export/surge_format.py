@@ -53,9 +53,15 @@ def row_prompts(row: DatasetRow, examples: Sequence[DatasetRow], faithful: bool)
     """The row's prompts, and whether they are the released text verbatim."""
     released = row.released_prompts
     if released and set(released) >= {"sys_0shot", "sys_cot", "sys_3shot"}:
+        verbatim = Prompts(**{key: released[key] for key in ("sys_0shot", "sys_cot", "sys_3shot")})
         if faithful:
-            return Prompts(**{key: released[key] for key in ("sys_0shot", "sys_cot", "sys_3shot")}), True
-        return render(row, parse_examples(row, released["sys_3shot"]), faithful=False), False
+            return verbatim, True
+        try:
+            return render(row, parse_examples(row, released["sys_3shot"]), faithful=False), False
+        except InputError:
+            # A released prompt the template does not describe (e.g. rl's PlotNeuralNet records, which
+            # have no run instruction) is kept as released and counted, never guessed at.
+            return verbatim, True
     template = load_template(row.subset)
     return render(row, [example_of(other, template) for other in examples], faithful), False
 

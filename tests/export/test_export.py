@@ -71,3 +71,16 @@ def test_hf_export_loads_offline_and_equals_the_surge_rows(
     assert os.environ["HF_HUB_OFFLINE"] == "1"
     bg_type = datasets.load_dataset(str(hf_out), "bg", split="test").features["custom_features"]["type"]
     assert bg_type.dtype == "string"  # a list in some rows, the string "None" in others: JSON text
+
+
+def test_a_released_prompt_the_template_does_not_fit_is_kept_verbatim(tmp_path: Path) -> None:
+    records = json.loads((RELEASED / "rl.json").read_text())
+    plot = {**records[0], "custom_features": {"repo": "PlotNeuralNet"}, "sys_0shot": "Given the code...\n"}
+    release = tmp_path / "release"
+    release.mkdir()
+    (release / "rl.json").write_text(json.dumps([plot]))
+    out = tmp_path / "out"
+    assert (
+        main(["export", str(tmp_path / "store"), str(out), "--import-release", str(release), "--json"]) == 0
+    )
+    assert json.loads((out / "dataset" / "rl.json").read_text()) == [plot]
