@@ -71,13 +71,21 @@ def load_template(subset: str, version: int = TEMPLATE_VERSION) -> PromptTemplat
     return PromptTemplate.model_validate(json.loads(path.read_text(encoding="utf-8")))
 
 
+SLOT_SOURCES = {
+    "run_instruction": "custom_features.run_instruction",
+    "domain": "DatasetRow.domain (the script's domain, e.g. 'pde')",
+    "compiler": "custom_features.key like 'g++-C++17--O2'",
+}
+
+
 def fill(text: str, values: dict[str, str], keep: Sequence[str] = ()) -> str:
     def replace(match: re.Match[str]) -> str:
         name = match.group(1)
         if name in keep:
             return match.group(0)
         if name not in values:
-            raise InputError(f"prompt slot <<{name}>> has no value", hint="the row lacks a feature it needs")
+            source = SLOT_SOURCES.get(name, "a value for it")
+            raise InputError(f"the prompt needs <<{name}>>, which the row lacks", hint=f"set {source}")
         return values[name]
 
     return _SLOT.sub(replace, text)
@@ -120,7 +128,10 @@ def render(
 ) -> Prompts:
     template = template or load_template(row.subset)
     values = slot_values(row, template, faithful)
-    zero_shot, cot = fill(template.zero_shot, values), fill(template.cot, values)
+    try:
+        zero_shot, cot = fill(template.zero_shot, values), fill(template.cot, values)
+    except InputError as error:
+        raise InputError(f"{row.subset} row {row.upstream.key}: {error}", hint=error.hint) from None
     rendered = [
         fill(template.example, {**values, "i": str(i), "input": ex.input, "output": ex.output})
         for i, ex in enumerate(examples, start=1)

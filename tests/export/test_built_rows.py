@@ -55,3 +55,10 @@ def test_card_counts_and_toolchains_come_from_the_rows() -> None:
     assert "Approved without human review: 24 rows" in card
     assert "CC-BY-NC-ND-4.0 | attribution, NO commercial use, NO derivatives" in card
     assert "corrected (the default" in card and "`-std=c++C++11 O1`" in card
+
+
+def test_a_built_row_missing_a_prompt_fact_fails_with_the_fix(tmp_path: Path) -> None:
+    sc = next(row for row in ROWS if row.subset == "sc").model_copy(update={"domain": None})
+    write_rows(Store(tmp_path / "store"), [sc])
+    code = main(["export", str(tmp_path / "store"), str(tmp_path / "out")])
+    assert code != 0 and not (tmp_path / "out" / "dataset" / "sc.json").exists()
