@@ -65,9 +65,10 @@ def parse_numbers(text: str) -> list[float]:
     if "," in text and any(s in text for s in _SCIENTIFIC):
         return [float(x) for x in text.split(",")]
     if any(s in text for s in _SCIENTIFIC):
-        return [float(x) for x in re.sub(r"['\[\]]", " ", text).split()]
+        # brackets and quotes are deleted, not spaced, as upstream's str.replace does
+        return [float(x) for x in re.sub(r"['\[\]]", "", text).split()]
     if "[[" in text and "]]" in text:
-        return [float(x.rstrip(".")) for x in re.sub(r"[\[\]]", " ", text).split()]
+        return [float(x.rstrip(".")) for x in re.sub(r"[\[\]]", "", text).split()]
     if text.startswith("[") and text.endswith("]"):
         inner = text.strip("[]")  # every bracket at either end, as upstream's str.strip does
         parts = inner.split(",") if "," in inner else inner.split()

@@ -178,3 +178,13 @@ def test_a_wrong_label_moves_the_score(tmp_path: Path, capsys: pytest.CaptureFix
     assert figures[str(released)]["ml"] == {"items": 3, "mean": 1.0, "nan_items": 0}
     assert figures[str(reexecuted)]["ml"]["mean"] == pytest.approx(2 / 3, abs=1e-6)
     assert summary["label_sets"]["ml"] == {"labels_differ": 1, "score_delta": pytest.approx(-1 / 3, abs=1e-6)}
+
+
+def test_number_parsing_deletes_brackets_like_upstream() -> None:
+    # sc.py deletes quotes and brackets (str.replace with ''), so quoted numbers with no space between
+    # them run together and fail to parse (score 0), and '[[1.][2.]]' reads as the single number 1.2.
+    gt_heat = "['1.0000e+00' '2.0000e+00']"
+    assert (
+        score_prediction("sc", gt_heat, {"fid": "heat_eq_x.py"}, "Output: ['1.0000e+00''2.0000e+00']") == 0.0
+    )
+    assert score_prediction("sc", "[1.2]", {"fid": "gd_a.py"}, "Output: [[1.][2.]]") == 1.0
