@@ -151,6 +151,10 @@ def fl_score(prediction: str, gt: str) -> float:
         return 0.0
     if not gt_errors:
         return 0.0 if pred_errors else 1.0
+    try:
+        {line for line, _ in pred_errors}  # upstream builds this set: an unhashable line raises, scoring 0
+    except TypeError:
+        return 0.0
     total = 0.0
     for line, message in gt_errors:
         same_line = [pred_message for pred_line, pred_message in pred_errors if pred_line == line]
