@@ -13,9 +13,11 @@ ends a check other than Lean's own answer is a limit or our failure, never the p
 
 from __future__ import annotations
 
+import atexit
 import json
 import shutil
 import socket
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -75,6 +77,29 @@ def environment_versions(settings: LeanSettings) -> dict[str, str]:
     return versions
 
 
+_SHARED: dict[str, ReplPool] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_pool(settings: LeanSettings) -> ReplPool:
+    """One pool per process and settings; its REPLs end when the process does (atexit)."""
+    key = settings.model_dump_json()
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            if not _SHARED:
+                atexit.register(close_shared_pools)
+            _SHARED[key] = ReplPool(settings)
+        return _SHARED[key]
+
+
+def close_shared_pools() -> None:
+    with _SHARED_LOCK:
+        pools = list(_SHARED.values())
+        _SHARED.clear()
+    for pool in pools:
+        pool.close()
+
+
 def lean_identity(settings: LeanSettings | None = None) -> str:
     """The run ids' toolchain identity of a proof check (sandboxes/identity.py): the REPL command and the
     project's Lean, Mathlib and REPL revisions; "missing" where no REPL can start, so that installing
@@ -88,10 +113,15 @@ def lean_identity(settings: LeanSettings | None = None) -> str:
 class LeanBackend:
     name = "lean-repl"
 
-    def __init__(self, settings: LeanSettings | None = None, workers: int | None = None) -> None:
+    def __init__(
+        self, settings: LeanSettings | None = None, workers: int | None = None, shared: bool = False
+    ) -> None:
+        """shared: use the process-wide pool for these settings (open_backend does), so that batches run
+        one after another or side by side share `max_repls` warm REPLs instead of each starting its own."""
         self.settings = settings or LeanSettings()
         self.workers = workers or self.settings.max_repls
-        self.pool = ReplPool(self.settings)
+        self.shared = shared
+        self.pool = shared_pool(self.settings) if shared else ReplPool(self.settings)
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="lean")
         self.host = socket.gethostname()
         self.pipeline_version = _pipeline_version()  # importlib.metadata reads files: once, not per proof
@@ -179,7 +209,8 @@ class LeanBackend:
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
-        self.pool.close()
+        if not self.shared:
+            self.pool.close()
 
     def __enter__(self) -> LeanBackend:
         return self

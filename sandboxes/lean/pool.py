@@ -113,6 +113,7 @@ class ReplPool:
             while True:
                 if self._closed:
                     raise SurgeError("the Lean pool is closed")
+                self._prune_dead()
                 same = [w for w in self._idle if w.header == header]
                 if same:
                     worker = max(same, key=lambda w: w.last_used)
@@ -143,6 +144,14 @@ class ReplPool:
         except BaseException:
             self._give_back_slot()
             raise
+
+    def _prune_dead(self) -> None:
+        """Free REPLs that died while idle (killed from outside, out of memory) give their slot back."""
+        for worker in [w for w in self._idle if not w.process.alive()]:
+            self._idle.remove(worker)
+            worker.process.kill()
+            self._slots -= 1
+            self.stats["died_idle"] += 1
 
     def _start(self, header: str) -> ReplWorker:
         settings = self.settings

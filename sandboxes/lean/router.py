@@ -22,7 +22,7 @@ class LeanRouted:
             from sandboxes.lean.backend import LeanBackend
 
             # Lean's concurrency is its own setting (SURGE_LEAN_MAX_REPLS): each REPL holds Mathlib (GBs).
-            self._lean = LeanBackend()
+            self._lean = LeanBackend(shared=True)
         return self._lean
 
     def run_batch(self, requests: Sequence[RunRequest]) -> Iterator[RunResult]:

@@ -39,7 +39,8 @@ class LeanSettings(BaseSettings):
         description="working directory of the REPL: the Lake project with Mathlib built (the Lean image's)",
     )
     max_repls: int = Field(default_factory=_default_repls, ge=1, description="REPL processes alive at once")
-    max_wait_s: float = Field(default=60.0, ge=0, description="wait for a free REPL before 'pool full'")
+    # Kimina answers 429 after 60 s; here parallel batches share one pool and a wait is back-pressure.
+    max_wait_s: float = Field(default=600.0, ge=0, description="wait for a free REPL before 'pool full'")
     timeout_s: float = Field(default=GOEDEL_TIMEOUT_S, gt=0, description="per proof body (wall clock)")
     header_timeout_s: float = Field(
         default=600.0, gt=0, description="elaborating a header (import Mathlib) in a new REPL"

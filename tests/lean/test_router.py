@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.records import Language, Program, RunRequest, Verdict
 from sandboxes import open_backend
+from sandboxes.lean.backend import close_shared_pools
 from tests.lean.conftest import FAKE_REPL, PROFILE, lean_file, request
 
 
@@ -19,13 +20,19 @@ def test_mixed_batch_keeps_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("SURGE_LEAN_MAX_REPLS", "2")
     python = RunRequest(program=Program.single(Language.PYTHON, "print('hi')"), profile=PROFILE)
     proof = request(lean_file("theorem t : True := by\n  trivial\n-- fake: error 3 2 boom"))
-    with open_backend("bwrap", unsafe=True) as backend:
-        results = list(backend.run_batch([proof, python, proof]))
+    try:
+        with open_backend("bwrap", unsafe=True) as backend:
+            results = list(backend.run_batch([proof, python, proof]))
+        with open_backend("bwrap", unsafe=True) as again:  # the next batch finds the REPLs warm
+            (later,) = list(again.run_batch([proof]))
+    finally:
+        close_shared_pools()
     assert [r.language for r in results] == [Language.LEAN4, Language.PYTHON, Language.LEAN4]
     assert results[1].label.strip() == "hi" and results[1].provenance.backend != "lean-repl"
     for lean in (results[0], results[2]):
         assert lean.verdict is Verdict.COMPILE_ERROR and lean.provenance.backend == "lean-repl"
         assert json.loads(lean.label)["errors"][0]["pos"] == {"line": 9, "column": 2}
+    assert json.loads(later.compile.detail if later.compile else "{}")["reused_repl"]
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
