@@ -119,6 +119,14 @@ CASES: list[tuple[str, str, dict[str, Any], str, float, str]] = [
     ),
     (
         "fl",
+        FL_FAIL,
+        {},
+        '{"errors": [{"pos": {"line": [3]}, "data": "x"}], "pass": false}',
+        0.0,
+        "a line that is a list cannot go into upstream's set of predicted lines: raises -> 0",
+    ),
+    (
+        "fl",
         '{"errors": [], "pass": false, "complete": false}',
         {},
         FL_PRED_LINE_3,
