@@ -42,6 +42,17 @@ FL_PRED_LINE_3 = json.dumps(
     }
 )
 
+# a list as a line, then a line-3 error matching gt's exactly
+FL_PRED_UNHASHABLE = json.dumps(
+    {
+        "errors": [
+            {"pos": {"line": [3]}, "data": "x"},
+            {"pos": {"line": 3}, "data": "unknown identifier 'x'"},
+        ],
+        "pass": False,
+    }
+)
+
 # (subset, gt, custom_features, prediction, upstream's score, why)
 CASES: list[tuple[str, str, dict[str, Any], str, float, str]] = [
     ("ml", "6", {}, "Thought: add.\nOutput:\n6", 1.0, "text after the first Output:"),
@@ -121,7 +132,7 @@ CASES: list[tuple[str, str, dict[str, Any], str, float, str]] = [
         "fl",
         FL_FAIL,
         {},
-        '{"errors": [{"pos": {"line": [3]}, "data": "x"}], "pass": false}',
+        FL_PRED_UNHASHABLE,
         0.0,
         "a line that is a list cannot go into upstream's set of predicted lines: raises -> 0",
     ),
