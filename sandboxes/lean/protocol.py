@@ -129,6 +129,8 @@ class ReplProcess:
         scanned = 0  # blank-line search resumes here: a huge response is scanned once, not per chunk
         while True:
             end = buffer.find(b"\n\n", max(0, scanned - 1))
+            if end > self.max_output_bytes:
+                raise ReplOutputLimit(self.max_output_bytes)
             if end >= 0:
                 response = self._parse_block(bytes(buffer[:end]))
                 del buffer[: end + 2]
