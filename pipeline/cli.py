@@ -48,6 +48,7 @@ COMMANDS: dict[str, str] = {
     "review": "pipeline.commands.review",
     "export": "pipeline.commands.export",
     "score": "pipeline.commands.score",
+    "build": "pipeline.commands.build",
 }
 
 Summary = dict[str, Any]

@@ -1,0 +1,133 @@
+"""dr, the differential matrix: each snippet under g++/clang++ x C++03/11/14/17 x -O0/-O1/-O2/-O3/-Os.
+
+All 40 settings of a batch's snippets go to one sandbox, which compiles each (content-addressed compile
+cache) and runs identical binaries once (run memo), each run twice to see whether the output is stable.
+A snippet is dropped if any setting's output changes between repeats, or if every setting composes the
+same label; a kept snippet gives one row per distinct label, keyed by the first setting (in matrix order)
+that produced it, with ``dependencies`` = which of compiler, standard, optimisation changes the label.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from pipeline.build.execute import execute
+from pipeline.build.manual import _outcome
+from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
+from pipeline.build.rows import row, run_ref
+from pipeline.dataset import DatasetRow
+from pipeline.records import (
+    EnvironmentProfile,
+    ExecutionSetting,
+    Limits,
+    PhaseLimits,
+    RunRequest,
+    RunResult,
+    Verdict,
+)
+from pipeline.store import Store
+from sandboxes.profiles import get_profile
+
+COMPILERS = ("g++", "clang++")
+STANDARDS = ("03", "11", "14", "17")
+LEVELS = ("O0", "O1", "O2", "O3", "Os")
+KEYS: tuple[str, ...] = tuple(f"{c}-C++{s}--{o}" for c, s, o in product(COMPILERS, STANDARDS, LEVELS))
+LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=10.0))
+# Probed first: a snippet unstable here is dropped without compiling its other 36 settings (the drop is
+# the same one the full matrix would make: any unstable setting drops the snippet).
+PROBE_KEYS = ("g++-C++03--O0", "clang++-C++17--O2", "g++-C++17--O3", "clang++-C++03--Os")
+DR_PROFILE = "surge-dr"  # clang++ is clang 19: it prints the line gutters SURGE's labels show
+
+
+def settings(keys: tuple[str, ...] = KEYS) -> list[ExecutionSetting]:
+    return [ExecutionSetting.from_surge_key(key) for key in keys]
+
+
+def dependencies(labels: dict[str, str]) -> list[bool]:
+    """[compiler, standard, optimisation]: does changing only that part of the key change the label?"""
+    found = [False, False, False]
+    for key, label in labels.items():
+        compiler, std, level = key.split("-C++")[0], key.split("C++")[1][:2], key.rsplit("--", 1)[1]
+        neighbours = (
+            [f"{c}-C++{std}--{level}" for c in COMPILERS],
+            [f"{compiler}-C++{s}--{level}" for s in STANDARDS],
+            [f"{compiler}-C++{std}--{o}" for o in LEVELS],
+        )
+        for axis, keys in enumerate(neighbours):
+            found[axis] |= any(labels.get(other, label) != label for other in keys)
+    return found
+
+
+def build_snippets(store: Store, config: BuildConfig, items: list[BuildItem]) -> tuple[list, list, int]:
+    """(outcomes, candidate rows, sandbox errors) for one batch of dr snippets, in two waves."""
+    profile = get_profile(config.profile if config.profile != "default" else DR_PROFILE)
+    probes = _run(store, config, profile, items, PROBE_KEYS)
+    stable = [
+        i for i, item in enumerate(items) if not any(r.distinct_outputs > 1 for r in probes[i].values())
+    ]
+    rest = tuple(key for key in KEYS if key not in PROBE_KEYS)
+    remaining = _run(store, config, profile, [items[i] for i in stable], rest)
+    outcomes: list[BuildOutcome] = []
+    rows: list[DatasetRow] = []
+    errors = 0
+    for position, item in enumerate(items):
+        runs = probes[position] | (remaining[stable.index(position)] if position in stable else {})
+        if any(r.verdict is Verdict.SANDBOX_ERROR for r in runs.values()):
+            errors += 1
+            continue
+        outcome, made = judge(config, item, {key: runs[key] for key in KEYS if key in runs})
+        outcomes.append(outcome)
+        rows += made
+    return outcomes, rows, errors
+
+
+def _run(
+    store: Store,
+    config: BuildConfig,
+    profile: EnvironmentProfile,
+    items: list[BuildItem],
+    keys: tuple[str, ...],
+) -> list[dict[str, RunResult]]:
+    matrix = settings(keys)
+    requests = [
+        RunRequest(program=item.program(), setting=setting, profile=profile, limits=LIMITS, repeats=2)
+        for item in items
+        for setting in matrix
+    ]
+    results = execute(store, requests, config.backend, config.unsafe, config.workers) if requests else []
+    return [
+        dict(zip(keys, results[i * len(keys) : (i + 1) * len(keys)], strict=True)) for i in range(len(items))
+    ]
+
+
+def judge(
+    config: BuildConfig, item: BuildItem, runs: dict[str, RunResult]
+) -> tuple[BuildOutcome, list[DatasetRow]]:
+    run_ids = tuple(run.run_id for run in runs.values())
+    unstable = [key for key, run in runs.items() if run.distinct_outputs > 1]
+    if unstable:
+        reason = f"non-deterministic: the output changes between repeats under {unstable[0]}"
+        return _outcome(config, item, "dropped", reason, (), run_ids), []
+    labels = {key: run.label for key, run in runs.items()}
+    if len(runs) < len(KEYS):
+        return _outcome(
+            config, item, "dropped", "non-deterministic (seen in the probe settings)", (), run_ids
+        ), []
+    if len(set(labels.values())) == 1:
+        return _outcome(config, item, "dropped", "same output under all 40 settings", (), run_ids), []
+    depends = dependencies(labels)
+    first_key: dict[str, str] = {}
+    for key, label in labels.items():
+        first_key.setdefault(label, key)
+    made = [
+        row(
+            item,
+            config.seed,
+            item.program().files[0].content,
+            label,
+            {"dependencies": depends, "key": key},
+            run_ref(runs[key]),
+        )
+        for label, key in first_key.items()
+    ]
+    return _outcome(config, item, "kept", "", tuple(r.row_id for r in made), run_ids), made

@@ -1,0 +1,120 @@
+"""Manual implementation, sc and tc: run each template instance, label it with its stdout.
+
+sc runs each instance twice (a label must be stable); tc runs it ``repeats`` times one after the other
+in the same sandbox and records the CPU time (user + system) as the median, the spread (min, max) kept,
+and a time bin. Dropped, with the reason: a run that fails, hits a limit, or prints differently between
+repeats. A sandbox failure is not an outcome: the item is tried again by the next run.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from pipeline.build.execute import execute
+from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
+from pipeline.build.rows import row, run_ref, script_question
+from pipeline.dataset import DatasetRow
+from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
+from pipeline.store import Store
+from sandboxes.profiles import get_profile
+
+# tc time bins (seconds of CPU): SURGE's tc spans milliseconds to minutes.
+TIME_BINS_S: tuple[tuple[float, str], ...] = (
+    (0.1, "<0.1s"),
+    (1.0, "0.1-1s"),
+    (10.0, "1-10s"),
+    (30.0, "10-30s"),
+)
+LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=60.0))  # SURGE dropped cases past 30 s
+
+
+def time_bin(cpu_s: float) -> str:
+    for upper, name in TIME_BINS_S:
+        if cpu_s < upper:
+            return name
+    return ">=30s"
+
+
+def cpu_s(run: RunResult) -> float:
+    phase = run.run
+    return 0.0 if phase is None else phase.cpu_user_s + phase.cpu_sys_s
+
+
+def build_scripts(store: Store, config: BuildConfig, items: list[BuildItem]) -> tuple[list, list, int]:
+    """(outcomes, candidate rows, sandbox errors) for one batch of sc/tc items."""
+    profile = get_profile(config.profile)
+    copies = config.repeats if config.subset == "tc" else 1
+    repeats = 1 if config.subset == "tc" else 2
+    requests = [
+        RunRequest(program=item.program(), profile=profile, limits=LIMITS, repeats=repeats)
+        for item in items
+        for _ in range(copies)
+    ]
+    results = execute(store, requests, config.backend, config.unsafe, config.workers, reuse=copies == 1)
+    outcomes: list[BuildOutcome] = []
+    rows: list[DatasetRow] = []
+    errors = 0
+    for position, item in enumerate(items):
+        runs = results[position * copies : (position + 1) * copies]
+        if any(r.verdict is Verdict.SANDBOX_ERROR for r in runs):
+            errors += 1
+            continue
+        outcome, made = judge(config, item, runs)
+        outcomes.append(outcome)
+        rows += made
+    return outcomes, rows, errors
+
+
+def judge(
+    config: BuildConfig, item: BuildItem, runs: list[RunResult]
+) -> tuple[BuildOutcome, list[DatasetRow]]:
+    first = runs[0]
+    run_ids = (first.run_id,)
+    distinct = len({r.label for r in runs}) if len(runs) > 1 else first.distinct_outputs
+    reason = ""
+    if first.verdict is not Verdict.OK:
+        tail = (first.run.stderr if first.run else "").strip().splitlines()[-1:] or [""]
+        reason = f"{first.verdict.value}: {tail[0][:200]}".rstrip(": ")
+    elif distinct > 1:
+        reason = "non-deterministic: the output changes between repeats"
+    if reason:
+        return _outcome(config, item, "dropped", reason, (), run_ids), []
+    program = item.program()
+    times = sorted(cpu_s(r) for r in runs)
+    median_s = statistics.median(times)
+    features: dict[str, object] = {"qid": f"{item.subset}_s{config.seed}_{item.index}", "fid": item.template}
+    if config.subset == "tc":
+        features["time"] = f"{median_s:.4f} seconds"
+        features |= {"cpu_s_median": round(median_s, 4), "cpu_s_spread": [times[0], times[-1]]}
+        features["time_bin"] = time_bin(median_s)
+    else:
+        features["time"] = round(median_s, 4)
+    made = row(
+        item,
+        config.seed,
+        script_question(program),
+        first.label.rstrip("\n"),
+        features,
+        run_ref(first, repeats=max(len(runs), first.repeats), distinct=distinct),
+    )
+    return _outcome(config, item, "kept", "", (made.row_id,), run_ids), [made]
+
+
+def _outcome(
+    config: BuildConfig,
+    item: BuildItem,
+    status: str,
+    reason: str,
+    row_ids: tuple[str, ...],
+    run_ids: tuple[str, ...],
+) -> BuildOutcome:
+    return BuildOutcome(
+        build_key=config.build_key,
+        subset=item.subset,
+        item_id=item.item_id,
+        index=item.index,
+        status=status,  # type: ignore[arg-type]
+        reason=reason,
+        row_ids=row_ids,
+        run_ids=run_ids,
+    )

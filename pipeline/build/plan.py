@@ -1,0 +1,103 @@
+"""Planning: a build's deterministic sequence of instances, written to the plan table by batch.
+
+Instance ``index`` of a build depends only on (seed, subset, index) and the template set, never on
+``n``: growing a build appends instances, and the same seed plans the same programs.
+"""
+
+from __future__ import annotations
+
+import pyarrow.compute as pc
+
+from pipeline.build.records import BuildConfig, BuildItem, plan_table
+from pipeline.errors import ConfigurationError
+from pipeline.records import LabelProtocol, Language, Program, ProgramFile, content_id
+from pipeline.store import Store
+from pipeline.templates import DR, SCRIPT_TEMPLATES, ScriptTemplate, instance_rng
+
+
+def script_templates(config: BuildConfig) -> tuple[ScriptTemplate, ...]:
+    """The library's templates, or SURGE's own scripts (by fid) when --templates names the release."""
+    if config.templates == "library":
+        return SCRIPT_TEMPLATES[config.subset]
+    from pathlib import Path
+
+    from pipeline.templates.released import released_templates
+    from sources.surge_release import load_release
+
+    records, _ = load_release(Path(config.templates), {config.subset})
+    found = tuple(released_templates(records))
+    if not found:
+        raise ConfigurationError(
+            f"no {config.subset} scripts found in {config.templates}",
+            hint="pass SURGE's dataset/ folder (or sources/samples/surge-released), or --templates library",
+        )
+    return found
+
+
+def script_item(config: BuildConfig, templates: tuple[ScriptTemplate, ...], index: int) -> BuildItem:
+    template = templates[index % len(templates)]  # round robin: every template equally often
+    argv = template.sampler(instance_rng(config.seed, config.subset, index))
+    text = template.script()
+    program = Program(
+        language=Language.PYTHON,
+        files=(ProgramFile(path=template.fid, content=text),),
+        entry=template.fid,
+        argv=argv,
+        origin={"subset": config.subset, "template": template.fid, "index": str(index)},
+    )
+    return _item(config, index, template.fid, template.domain, template.origin, text, program)
+
+
+def snippet_item(config: BuildConfig, index: int) -> BuildItem:
+    template = DR[index % len(DR)]
+    text = template.render(instance_rng(config.seed, config.subset, index))
+    program = Program(
+        language=Language.CPP,
+        files=(ProgramFile(path="test.cpp", content=text),),
+        protocol=LabelProtocol.COMPILE_THEN_RUN,
+        origin={"subset": config.subset, "template": template.name, "index": str(index)},
+    )
+    return _item(config, index, template.name, template.note, "library", text, program)
+
+
+def _item(
+    config: BuildConfig, index: int, name: str, domain: str, origin: str, text: str, program: Program
+) -> BuildItem:
+    return BuildItem(
+        build_key=config.build_key,
+        subset=config.subset,
+        index=index,
+        batch=index // config.batch_size,
+        template=name,
+        domain=domain,
+        template_origin=origin,
+        template_digest=content_id("template", text),
+        program_json=program.model_dump_json(exclude={"program_id"}),
+    )
+
+
+def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+    if config.subset == "dr":
+        return [snippet_item(config, index) for index in range(start, start + count)]
+    if config.subset in SCRIPT_TEMPLATES:
+        templates = script_templates(config)
+        return [script_item(config, templates, index) for index in range(start, start + count)]
+    raise ConfigurationError(f"no manual-implementation templates for subset {config.subset!r}")
+
+
+def write_plan(store: Store, config: BuildConfig, start: int, count: int) -> int:
+    """Plan instances [start, start+count) unless already planned; return how many were new."""
+    table = plan_table(store)
+    known = table.existing_ids()
+    new = [item for item in plan_items(config, start, count) if item.item_id not in known]
+    table.append(new)
+    table.flush()
+    return len(new)
+
+
+def read_batch(store: Store, build_key: str, batch: int) -> list[BuildItem]:
+    rows = plan_table(store).records(
+        filter=(pc.field("build_key") == build_key) & (pc.field("batch") == batch)
+    )
+    unique = {item.item_id: item for item in rows}
+    return sorted(unique.values(), key=lambda item: item.index)

@@ -1,0 +1,96 @@
+"""The build's own records and store tables: the plan, each item's outcome, and candidate rows.
+
+A build is identified by ``build_key`` (a hash of everything that decides its rows except ``n``: subset,
+seed, profile, repeats, template set), so a larger ``--n`` extends the same build and a rerun skips every
+item that already has an outcome. Tables (all append-only, content-addressed):
+
+    build_plan        BuildItem: one planned upstream item (a template instance), with its batch number
+    build_outcomes    BuildOutcome: kept or dropped, with the reason (nothing is dropped silently)
+    build_candidates  DatasetRow: the rows a kept item made; the first ``n`` in item order become the
+                      subset's rows in the ``dataset`` table
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, computed_field
+
+from pipeline.dataset import DatasetRow
+from pipeline.records import Frozen, Program, content_id
+from pipeline.store import Store, Table
+
+PLAN_TABLE = "build_plan"
+OUTCOME_TABLE = "build_outcomes"
+CANDIDATE_TABLE = "build_candidates"
+
+
+class BuildConfig(Frozen):
+    """What decides a build's rows (hashed into build_key), plus how to run it (not hashed)."""
+
+    subset: str
+    seed: int = 0
+    profile: str = "default"
+    repeats: int = Field(default=3, ge=1, description="tc timing repeats; sc/dr run twice for determinism")
+    templates: str = Field(default="library", description="'library', or a path to SURGE's dataset/")
+    backend: str = "bwrap"
+    unsafe: bool = False
+    batch_size: int = Field(default=16, ge=1)
+    workers: int = Field(default=2, ge=1, description="programs run concurrently inside one batch")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def build_key(self) -> str:
+        return content_id("build", self.subset, self.seed, self.profile, self.repeats, self.templates)
+
+
+class BuildItem(Frozen):
+    """One planned item: a template instance (sc/tc: script + argv; dr: a snippet for the matrix)."""
+
+    build_key: str
+    subset: str
+    index: int = Field(description="position in the build's deterministic sequence of instances")
+    batch: int
+    template: str = Field(description="the template's fid (script) or name (dr snippet)")
+    domain: str = ""
+    template_origin: str = Field(default="library", description="'library' or 'surge-release'")
+    template_digest: str = Field(description="content hash of the template text: the upstream 'commit'")
+    program_json: str = Field(description="the Program, as JSON (one column; programs vary in shape)")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def item_id(self) -> str:
+        return content_id("build-item", self.build_key, self.index, self.program_json)
+
+    def program(self) -> Program:
+        return Program.model_validate_json(self.program_json)
+
+
+class BuildOutcome(Frozen):
+    """What became of one item: kept (with the rows it made) or dropped (with the reason)."""
+
+    build_key: str
+    subset: str
+    item_id: str
+    index: int
+    status: Literal["kept", "dropped"]
+    reason: str = Field(default="", description="why it was dropped, e.g. 'timeout', 'non-deterministic'")
+    row_ids: tuple[str, ...] = ()
+    run_ids: tuple[str, ...] = ()
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def outcome_id(self) -> str:
+        return content_id("build-outcome", self.build_key, self.item_id)
+
+
+def plan_table(store: Store) -> Table[BuildItem]:
+    return store.table(PLAN_TABLE, BuildItem, "item_id")
+
+
+def outcome_table(store: Store) -> Table[BuildOutcome]:
+    return store.table(OUTCOME_TABLE, BuildOutcome, "outcome_id")
+
+
+def candidate_table(store: Store) -> Table[DatasetRow]:
+    return store.table(CANDIDATE_TABLE, DatasetRow, "row_id")

@@ -1,0 +1,72 @@
+"""DatasetRows from build items and their runs (provenance to the template and to the run)."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from pipeline.build.records import BuildItem
+from pipeline.dataset import DatasetRow, RunRef, UpstreamRef
+from pipeline.records import Program, RunResult
+from pipeline.subsets import subset_spec
+
+TEMPLATE_SOURCE = "surge-templates"
+TEMPLATE_REPO = "surge-pipeline (pipeline/templates)"
+RELEASE_REPO = "https://github.com/Imbernoulli/SURGE"
+
+
+def script_question(program: Program) -> str:
+    """SURGE's sc/tc question: the script in a ```code``` block, the command line in a ```command``` block."""
+    command = shlex.join(["python", program.entry_file.path, *program.argv])
+    return f"code:```\n{program.entry_file.content}\n```\ncommand:```\n{command}\n```"
+
+
+def upstream(item: BuildItem, seed: int) -> UpstreamRef:
+    library = item.template_origin == "library"
+    folder = "snippets" if item.subset == "dr" else f"scripts/{item.subset}"
+    return UpstreamRef(
+        source=TEMPLATE_SOURCE if library else "surge_release",
+        repo=TEMPLATE_REPO if library else RELEASE_REPO,
+        commit=item.template_digest,
+        path=f"pipeline/templates/{folder}/{item.template}" if library else f"fid:{item.template}",
+        key=f"{item.subset}-s{seed}-{item.index:05d}",
+        item_id=item.item_id,
+        licence="project" if library else "none stated",
+    )
+
+
+def run_ref(run: RunResult, repeats: int | None = None, distinct: int | None = None) -> RunRef:
+    return RunRef(
+        run_id=run.run_id,
+        profile=run.provenance.profile,
+        backend=run.provenance.backend,
+        toolchain_versions=dict(run.provenance.toolchain_versions),
+        repeats=repeats if repeats is not None else run.repeats,
+        distinct_outputs=distinct if distinct is not None else run.distinct_outputs,
+    )
+
+
+def row(
+    item: BuildItem,
+    seed: int,
+    question: str,
+    gt: str,
+    features: dict[str, Any],
+    run: RunRef,
+    auto_approved: bool = False,
+    recorded_llm: bool = False,
+) -> DatasetRow:
+    spec = subset_spec(item.subset)
+    return DatasetRow(
+        subset=item.subset,
+        category=spec.released_category,
+        question=question,
+        gt=gt,
+        custom_features=features,
+        upstream=upstream(item, seed),
+        run=run,
+        label_origin="executed",
+        construction=spec.construction.value,
+        auto_approved=auto_approved,
+        recorded_llm=recorded_llm,
+    )

@@ -1,0 +1,80 @@
+"""The build's steps as plain functions over the store (the flow in flows/build_subset.py calls them).
+
+Each takes references (store root, config, batch number) and returns counts, so it can be a Prefect task
+without data passing through the orchestrator, and is tested without the engine.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pyarrow.compute as pc
+
+from pipeline.build import dr, manual
+from pipeline.build.plan import read_batch, write_plan
+from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
+from pipeline.dataset import DatasetRow, dataset_table
+from pipeline.store import Store
+
+
+def outcomes(store: Store, build_key: str) -> dict[str, BuildOutcome]:
+    """item_id -> outcome, for one build (the first recorded, if a batch was ever retried)."""
+    found: dict[str, BuildOutcome] = {}
+    for outcome in outcome_table(store).records(filter=pc.field("build_key") == build_key):
+        found.setdefault(outcome.item_id, outcome)
+    return found
+
+
+def plan_round(store: Store, config: BuildConfig, start: int, count: int) -> int:
+    return write_plan(store, config, start, count)
+
+
+def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, int]:
+    """Execute one planned batch's unfinished items; write outcomes and candidate rows."""
+    done = outcomes(store, config.build_key)
+    items = [item for item in read_batch(store, config.build_key, batch) if item.item_id not in done]
+    if not items:
+        return {"kept": 0, "dropped": 0, "sandbox_errors": 0, "skipped": 1}
+    step = dr.build_snippets if config.subset == "dr" else manual.build_scripts
+    new_outcomes, rows, errors = step(store, config, items)
+    candidates = candidate_table(store)
+    candidates.append(rows)
+    candidates.flush()
+    table = outcome_table(store)  # outcomes last: an item counts as done only once its rows are stored
+    table.append(new_outcomes)
+    table.flush()
+    status = Counter(o.status for o in new_outcomes)
+    return {"kept": status["kept"], "dropped": status["dropped"], "sandbox_errors": errors, "skipped": 0}
+
+
+def kept_rows(store: Store, build_key: str) -> int:
+    return sum(len(o.row_ids) for o in outcomes(store, build_key).values() if o.status == "kept")
+
+
+def write_dataset(store: Store, config: BuildConfig, n: int) -> int:
+    """The first n candidate rows in item order become the subset's rows in the dataset table."""
+    by_id = {
+        row.row_id: row for row in candidate_table(store).records(filter=pc.field("subset") == config.subset)
+    }
+    chosen: list[DatasetRow] = []
+    for outcome in sorted(outcomes(store, config.build_key).values(), key=lambda o: o.index):
+        chosen += [by_id[row_id] for row_id in outcome.row_ids if row_id in by_id]
+    chosen = chosen[:n]
+    table = dataset_table(store)
+    known = table.existing_ids()
+    table.append(row for row in chosen if row.row_id not in known)
+    table.flush()
+    return len(chosen)
+
+
+def summary(store: Store, config: BuildConfig) -> dict[str, Any]:
+    """Kept and dropped items, with each drop reason counted (nothing disappears silently)."""
+    found = outcomes(store, config.build_key).values()
+    reasons = Counter(o.reason.split(":")[0] for o in found if o.status == "dropped")
+    return {
+        "items": len(found),
+        "kept_items": sum(o.status == "kept" for o in found),
+        "dropped_items": sum(o.status == "dropped" for o in found),
+        "drop_reasons": dict(reasons),
+    }

@@ -1,0 +1,87 @@
+"""surge build: regenerate SURGE's subsets from their sources (one Prefect flow per subset)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pipeline.commands.common import add_store_argument
+from pipeline.errors import ConfigurationError
+from pipeline.subsets import REGISTRY, ConstructionMethod
+
+HELP = "build benchmark subsets (sc, tc, dr from templates) into the store's dataset table"
+EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
+NOT_BUILT_EXIT_CODE = 4
+# Construction methods this command can run today (pipeline/build); the others are reported, not faked.
+AVAILABLE = {ConstructionMethod.MANUAL_IMPLEMENTATION}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("subsets", nargs="*", help=f"subsets to build (default: all: {' '.join(REGISTRY)})")
+    add_store_argument(parser)
+    parser.add_argument("--n", type=int, default=None, help="rows per subset (default: SURGE's Table 1 size)")
+    parser.add_argument("--seed", type=int, default=0, help="same seed, same instances, row for row")
+    parser.add_argument(
+        "--profile", default="default", help="environment profile (dr: default means surge-dr)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="tc: runs per instance for the CPU-time median"
+    )
+    parser.add_argument(
+        "--templates",
+        default="library",
+        help="sc/tc templates: 'library' (pipeline/templates) or SURGE's dataset/ folder (scripts by fid)",
+    )
+    parser.add_argument("--backend", default="bwrap", help="bwrap (default) or docker")
+    parser.add_argument("--unsafe", action="store_true", help="allow running without bubblewrap")
+    parser.add_argument("--batch-size", type=int, default=16, help="items per task (one sandbox per batch)")
+    parser.add_argument("--workers", type=int, default=2, help="programs run concurrently in a sandbox")
+
+
+def execute(args: argparse.Namespace) -> dict[str, Any]:
+    from flows.build_subset import run_build
+    from pipeline.build.records import BuildConfig
+
+    names = args.subsets or list(REGISTRY)
+    unknown = [name for name in names if name not in REGISTRY]
+    if unknown:
+        raise ConfigurationError(f"unknown subset {unknown[0]!r}", hint=f"use some of: {', '.join(REGISTRY)}")
+    built: dict[str, Any] = {}
+    not_built: dict[str, str] = {}
+    for name in names:
+        spec = REGISTRY[name]
+        if spec.construction not in AVAILABLE:
+            not_built[name] = f"construction method {spec.construction.value} is not implemented yet"
+            continue
+        config = BuildConfig(
+            subset=name,
+            seed=args.seed,
+            profile=args.profile,
+            repeats=args.repeats,
+            templates=args.templates,
+            backend=args.backend,
+            unsafe=args.unsafe,
+            batch_size=args.batch_size,
+            workers=args.workers,
+        )
+        built[name] = run_build(config, args.store, args.n or spec.release_size)
+    failed = any(result.get("sandbox_errors") for result in built.values())
+    lines = [_line(name, result) for name, result in built.items()]
+    lines += [f"{name}: not built: {reason}" for name, reason in not_built.items()]
+    return {
+        "built": built,
+        "not_built": not_built,
+        "store": str(args.store),
+        "exit_code": NOT_BUILT_EXIT_CODE if (not_built or failed) else 0,
+        "_text": "\n".join(lines),
+    }
+
+
+def _line(name: str, result: dict[str, Any]) -> str:
+    reasons = ", ".join(f"{reason} {count}" for reason, count in result.get("drop_reasons", {}).items())
+    text = f"{name}: {result['rows']} rows from {result['kept_items']} of {result['items']} items"
+    if reasons:
+        text += f"; dropped: {reasons}"
+    if result.get("sandbox_errors"):
+        text += f"; {result['sandbox_errors']} sandbox errors (run again to retry them)"
+    return text

@@ -1,0 +1,115 @@
+"""What a template is: a script (or snippet) in the repository plus a seeded parameter sampler.
+
+Manual implementation (SURGE section 3.1): sc and tc instances are one script run with a sampled command
+line; dr instances are C++ snippets with sampled constants. An instance's randomness comes only from
+``instance_rng(seed, subset, index)``, so the same seed gives the same instances, row for row.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.records import content_id
+
+SCRIPTS_DIR = Path(__file__).parent / "scripts"
+SNIPPETS_DIR = Path(__file__).parent / "snippets"
+
+Sampler = Callable[[random.Random], tuple[str, ...]]  # rng -> argv (without the script)
+ValueSampler = Callable[[random.Random], str]
+
+
+@dataclass(frozen=True)
+class ScriptTemplate:
+    """One Python script with an argparse command line, and how to sample that command line."""
+
+    fid: str  # the script's file name: SURGE's `fid`
+    subset: str  # "sc" or "tc"
+    domain: str  # e.g. "ode", "graph (NP-hard)": the sc/tc prompts open with a domain line
+    sampler: Sampler
+    origin: str = "library"  # "library" (pipeline/templates/scripts) or "surge-release"
+    text: str | None = field(default=None, compare=False)  # inline source (release imports)
+
+    def script(self) -> str:
+        if self.text is not None:
+            return self.text
+        return (SCRIPTS_DIR / self.subset / self.fid).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class SnippetTemplate:
+    """A C++ snippet with ``@@NAME@@`` holes filled by sampled values (dr)."""
+
+    name: str
+    holes: dict[str, ValueSampler]
+    note: str  # which setting dimension it is expected to expose (documentation only: the matrix decides)
+
+    def render(self, rng: random.Random) -> str:
+        text = (SNIPPETS_DIR / f"{self.name}.cpp").read_text(encoding="utf-8")
+        for hole in sorted(self.holes):
+            text = text.replace(f"@@{hole}@@", self.holes[hole](rng))
+        return text
+
+
+def instance_rng(seed: int, subset: str, index: int) -> random.Random:
+    """The one source of randomness for instance `index`: independent of n and of other instances."""
+    return random.Random(int(content_id("instance-rng", seed, subset, index), 16))
+
+
+# -- value samplers (each returns the argument's text) -------------------------------------------------
+
+
+def integer(low: int, high: int) -> ValueSampler:
+    return lambda rng: str(rng.randint(low, high))
+
+
+def decimal(low: float, high: float, digits: int = 2) -> ValueSampler:
+    return lambda rng: f"{rng.uniform(low, high):.{digits}f}"
+
+
+def choice(*values: str) -> ValueSampler:
+    return lambda rng: rng.choice(values)
+
+
+def int_list(count: tuple[int, int], low: int, high: int, sep: str = ",") -> ValueSampler:
+    def sample(rng: random.Random) -> str:
+        return sep.join(str(rng.randint(low, high)) for _ in range(rng.randint(*count)))
+
+    return sample
+
+
+def points(count: tuple[int, int], high: float = 10.0) -> ValueSampler:
+    def sample(rng: random.Random) -> str:
+        return " ".join(
+            f"{rng.uniform(0, high):.2f},{rng.uniform(0, high):.2f}" for _ in range(rng.randint(*count))
+        )
+
+    return sample
+
+
+def word(length: tuple[int, int], alphabet: str = "acgt") -> ValueSampler:
+    return lambda rng: "".join(rng.choice(alphabet) for _ in range(rng.randint(*length)))
+
+
+def matrix(size: tuple[int, int], low: int = -9, high: int = 9) -> ValueSampler:
+    def sample(rng: random.Random) -> str:
+        n = rng.randint(*size)
+        return ";".join(",".join(str(rng.randint(low, high)) for _ in range(n)) for _ in range(n))
+
+    return sample
+
+
+def options(**values: ValueSampler) -> Sampler:
+    """`--name value` pairs in the given order; `max_iter` is written `--max-iter`."""
+
+    def sample(rng: random.Random) -> tuple[str, ...]:
+        argv: list[str] = []
+        for name, value in values.items():
+            flag, text = f"--{name.replace('_', '-')}", value(rng)
+            # argparse reads a separate '-3' as an option string: negative values go in '--x=-3' form
+            argv += [f"{flag}={text}"] if text.startswith("-") else [flag, text]
+        return tuple(argv)
+
+    return sample

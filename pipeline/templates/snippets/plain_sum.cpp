@@ -1,0 +1,6 @@
+#include <cstdio>
+
+int main() {
+    std::printf("%d\n", @@A@@ + @@B@@);
+    return 0;
+}

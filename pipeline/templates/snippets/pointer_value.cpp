@@ -1,0 +1,7 @@
+#include <cstdio>
+
+int main() {
+    int local = @@V@@;
+    std::printf("%p %d\n", (void *)&local, local);
+    return 0;
+}

@@ -1,0 +1,8 @@
+#include <iostream>
+
+int main() {
+    int i = @@V@@;
+    i = i++ + ++i;
+    std::cout << i << std::endl;
+    return 0;
+}
