@@ -11,6 +11,8 @@ it. With a Dask scheduler address the batches run on that cluster instead (prefe
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_STATE_DIR = Path(".surge")
@@ -56,6 +58,29 @@ def task_runner(max_workers: int | None = None, dask_address: str | None = None)
     from prefect.task_runners import ThreadPoolTaskRunner
 
     return ThreadPoolTaskRunner(max_workers=max_workers or default_workers())
+
+
+@contextmanager
+def api_for_workers(dask_address: str | None) -> Iterator[None]:
+    """Dask workers run the task engine in their own processes and must reach the same Prefect API.
+
+    With PREFECT_API_URL set (a `prefect server start` every host reaches, docs/scale-out.md) nothing is
+    needed. Without it, Prefect would start one ephemeral server per worker process (tens of seconds
+    each, and task runs recorded in the wrong database): the command's own ephemeral server is started
+    here and its URL travels to the workers in the settings Prefect sends with each task. That URL is on
+    127.0.0.1, so this only serves workers on this host (a local cluster, the tests).
+    """
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    if not dask_address or PREFECT_API_URL.value():
+        yield
+        return
+    from prefect.server.api.server import SubprocessASGIServer
+
+    server = SubprocessASGIServer()
+    server.start(timeout=int(os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"]))
+    with temporary_settings({PREFECT_API_URL: server.api_url}):
+        yield
 
 
 def check_dask_address(address: str, timeout_s: float = 10.0) -> None:
