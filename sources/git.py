@@ -5,6 +5,12 @@ Reproducible and offline-friendly: the checkout lives in a cache folder (default
 and ``mirror`` (a local clone's path or a ``file://`` URL) replaces the upstream URL. Checkouts never
 run the LFS smudge filter: pointer files are found explicitly and fetched with ``git lfs pull``, or the
 pull stops with the exact command to run (issue 5: never parse a pointer as data).
+
+Only what a source reads is checked out (issue 10): the clone is partial where the remote allows it
+(``--filter=blob:none``: blobs arrive when checked out), and a sparse checkout holds only the source
+spec's ``paths``. So LeetCode's images, McEval's zip archives and DebugBench's construction files are
+neither downloaded nor needed: a mirror that lacks those blobs still pulls. The checked-out commit is
+verified against the pinned one after the checkout.
 """
 
 from __future__ import annotations
@@ -69,7 +75,8 @@ def open_checkout(folder: Path, url: str) -> git.Repo:
         return repo
     folder.parent.mkdir(parents=True, exist_ok=True)
     try:
-        repo = git.Repo.clone_from(url, folder, no_checkout=True, env=NO_SMUDGE)
+        # A server that does not support filters says so and sends everything; a local path is linked.
+        repo = git.Repo.clone_from(url, folder, no_checkout=True, filter="blob:none", env=NO_SMUDGE)
     except git.GitCommandError as error:
         raise SourceError(
             f"cannot clone {url}: {git_message(error)}",
@@ -80,9 +87,11 @@ def open_checkout(folder: Path, url: str) -> git.Repo:
 
 
 def has_commit(repo: git.Repo, revision: str) -> str | None:
+    """The full sha if the commit object is really here (gitpython's ``repo.commit`` trusts any 40-hex
+    string without looking, so a made-up pinned sha passed until the checkout failed)."""
     try:
-        return repo.commit(revision).hexsha
-    except (git.BadName, ValueError, git.GitCommandError):
+        return repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}") or None
+    except git.GitCommandError:
         return None
 
 
@@ -150,6 +159,11 @@ def fetch_lfs_files(repo: git.Repo, checkout: Path, source: Source) -> int:
     return len(pointers)
 
 
+def sparse_patterns(globs: tuple[str, ...]) -> list[str]:
+    """The source's globs as sparse-checkout patterns, anchored at the repository root."""
+    return [glob if glob.startswith("**") else "/" + glob.lstrip("/") for glob in globs]
+
+
 def checkout_source(
     source: Source, cache_root: Path, mirror: str | Path | None = None
 ) -> tuple[Path, str, str, int]:
@@ -159,13 +173,21 @@ def checkout_source(
     repo = open_checkout(folder, url)
     sha = resolve_commit(repo, source, url)
     try:
+        repo.git.sparse_checkout("set", "--no-cone", *sparse_patterns(source.paths))
         repo.git.checkout("--detach", "--force", sha)
         repo.git.clean("-ffdx")  # leftovers from an earlier revision must not become items
     except git.GitCommandError as error:
         raise SourceError(
             f"cannot check out {sha} of {source.name} in {folder}: {git_message(error)}",
-            hint=f"remove the cached checkout (rm -r {folder}) and pull again",
+            hint=f"the mirror must hold the files {', '.join(source.paths)} at that commit; or remove the "
+            f"cached checkout (rm -r {folder}) and pull again",
         ) from None
+    checked_out = repo.head.commit.hexsha
+    if checked_out != sha:
+        raise SourceError(
+            f"{source.name}: checked out {checked_out}, not the pinned {sha}",
+            hint=f"remove the cached checkout (rm -r {folder}) and pull again",
+        )
     return folder, sha, url, fetch_lfs_files(repo, folder, source)
 
 
