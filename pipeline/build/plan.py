@@ -6,11 +6,14 @@ Instance ``index`` of a build depends only on (seed, subset, index) and the temp
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import pyarrow.compute as pc
 
 from pipeline.build.records import BuildConfig, BuildItem, plan_table
 from pipeline.errors import ConfigurationError
-from pipeline.records import LabelProtocol, Language, Program, ProgramFile, content_id
+from pipeline.records import LabelProtocol, Language, Program, ProgramFile, SourceItem, content_id
 from pipeline.store import Store
 from pipeline.templates import DR, SCRIPT_TEMPLATES, ScriptTemplate, instance_rng
 
@@ -19,8 +22,6 @@ def script_templates(config: BuildConfig) -> tuple[ScriptTemplate, ...]:
     """The library's templates, or SURGE's own scripts (by fid) when --templates names the release."""
     if config.templates == "library":
         return SCRIPT_TEMPLATES[config.subset]
-    from pathlib import Path
-
     from pipeline.templates.released import released_templates
     from sources.surge_release import load_release
 
@@ -76,7 +77,52 @@ def _item(
     )
 
 
+def upstream_items(config: BuildConfig) -> list[SourceItem]:
+    """Refactor subsets: the sources' items, stratified by language (round robin over languages, each
+    language's items in a seeded order), so any prefix is as balanced across languages as it can be."""
+    from pipeline.build.refactor import SOURCES, sample_items
+
+    names = SOURCES[config.subset]
+    if config.items == "samples":
+        items = [item for name in names for item in sample_items(name)]
+    else:
+        from pipeline.refactor.items import load_items
+
+        items = [item for item in load_items(Path(config.items))[0] if item.source in names]
+    wanted = {name.lower() for name in config.languages}
+    groups: dict[str, list[SourceItem]] = {}
+    for item in sorted(items, key=lambda i: (i.source, i.key)):
+        language = (item.upstream_language or "").lower()
+        if not wanted or language in wanted or (item.language and item.language.value in wanted):
+            groups.setdefault(language, []).append(item)
+    for language, group in groups.items():
+        random.Random(f"{config.seed}:{language}").shuffle(group)
+    ordered = []
+    for round_ in range(max((len(g) for g in groups.values()), default=0)):
+        ordered += [groups[lang][round_] for lang in sorted(groups) if round_ < len(groups[lang])]
+    return ordered
+
+
+def refactor_item(config: BuildConfig, index: int, item: SourceItem) -> BuildItem:
+    return BuildItem(
+        build_key=config.build_key,
+        subset=config.subset,
+        index=index,
+        batch=index // config.batch_size,
+        template=item.key,
+        domain=item.upstream_language or "",
+        template_origin=item.source,
+        template_digest=item.upstream_commit,
+        source_item_json=item.model_dump_json(exclude={"item_id"}),
+    )
+
+
 def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+    from pipeline.build.refactor import SOURCES
+
+    if config.subset in SOURCES:
+        chosen = upstream_items(config)[start : start + count]
+        return [refactor_item(config, start + offset, item) for offset, item in enumerate(chosen)]
     if config.subset == "dr":
         return [snippet_item(config, index) for index in range(start, start + count)]
     if config.subset in SCRIPT_TEMPLATES:

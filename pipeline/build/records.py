@@ -35,13 +35,25 @@ class BuildConfig(Frozen):
     templates: str = Field(default="library", description="'library', or a path to SURGE's dataset/")
     backend: str = "bwrap"
     unsafe: bool = False
+    items: str = Field(default="samples", description="refactor subsets: 'samples' or a JSONL/store of items")
+    languages: tuple[str, ...] = Field(default=(), description="refactor subsets: only these languages")
+    auto_approve: bool = Field(default=False, description="approve runnable candidates without a human")
     batch_size: int = Field(default=16, ge=1)
     workers: int = Field(default=2, ge=1, description="programs run concurrently inside one batch")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def build_key(self) -> str:
-        return content_id("build", self.subset, self.seed, self.profile, self.repeats, self.templates)
+        return content_id(
+            "build",
+            self.subset,
+            self.seed,
+            self.profile,
+            self.repeats,
+            self.templates,
+            self.items,
+            self.languages,
+        )
 
 
 class BuildItem(Frozen):
@@ -55,12 +67,13 @@ class BuildItem(Frozen):
     domain: str = ""
     template_origin: str = Field(default="library", description="'library' or 'surge-release'")
     template_digest: str = Field(description="content hash of the template text: the upstream 'commit'")
-    program_json: str = Field(description="the Program, as JSON (one column; programs vary in shape)")
+    program_json: str = Field(default="", description="the Program as JSON (manual implementation)")
+    source_item_json: str = Field(default="", description="the upstream SourceItem as JSON (refactor)")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def item_id(self) -> str:
-        return content_id("build-item", self.build_key, self.index, self.program_json)
+        return content_id("build-item", self.build_key, self.index, self.program_json, self.source_item_json)
 
     def program(self) -> Program:
         return Program.model_validate_json(self.program_json)

@@ -7,13 +7,13 @@ from typing import Any
 
 from pipeline.commands.common import add_store_argument
 from pipeline.errors import ConfigurationError
-from pipeline.subsets import REGISTRY, ConstructionMethod
+from pipeline.subsets import REGISTRY
 
-HELP = "build benchmark subsets (sc, tc, dr from templates) into the store's dataset table"
+HELP = "build benchmark subsets (sc, tc, dr from templates; ml by LLM refactor) into the dataset table"
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
 NOT_BUILT_EXIT_CODE = 4
-# Construction methods this command can run today (pipeline/build); the others are reported, not faked.
-AVAILABLE = {ConstructionMethod.MANUAL_IMPLEMENTATION}
+# Subsets this command can build today (pipeline/build); the others are reported, not faked.
+BUILDABLE = {"sc", "tc", "dr", "ml"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +31,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--templates",
         default="library",
         help="sc/tc templates: 'library' (pipeline/templates) or SURGE's dataset/ folder (scripts by fid)",
+    )
+    parser.add_argument(
+        "--items", default="samples", help="ml: 'samples' (bundled) or a JSONL/store of pulled source items"
+    )
+    parser.add_argument("--language", action="append", help="ml: only this language (repeatable)")
+    parser.add_argument(
+        "--auto-approve",
+        action="store_true",
+        help="approve runnable candidates unreviewed (recorded per row)",
     )
     parser.add_argument("--backend", default="bwrap", help="bwrap (default) or docker")
     parser.add_argument("--unsafe", action="store_true", help="allow running without bubblewrap")
@@ -50,8 +59,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     not_built: dict[str, str] = {}
     for name in names:
         spec = REGISTRY[name]
-        if spec.construction not in AVAILABLE:
-            not_built[name] = f"construction method {spec.construction.value} is not implemented yet"
+        if name not in BUILDABLE:
+            not_built[name] = f"construction method {spec.construction.value} is not wired for {name} yet"
             continue
         config = BuildConfig(
             subset=name,
@@ -63,6 +72,9 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             unsafe=args.unsafe,
             batch_size=args.batch_size,
             workers=args.workers,
+            items=args.items,
+            languages=tuple(args.language or ()),
+            auto_approve=args.auto_approve,
         )
         built[name] = run_build(config, args.store, args.n or spec.release_size)
     failed = any(result.get("sandbox_errors") for result in built.values())

@@ -1,0 +1,56 @@
+"""ml through the refactor stack with the offline default: a local server of recorded responses."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.build import steps
+from pipeline.build.records import BuildConfig
+from pipeline.dataset import read_rows
+from pipeline.review.queue import ReviewQueue
+from pipeline.store import Store
+
+
+@pytest.fixture(autouse=True)
+def _no_endpoint(monkeypatch):
+    for name in ("SURGE_LLM_BASE_URL", "SURGE_LLM_MODEL", "SURGE_LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _build(store: Store, config: BuildConfig, n: int) -> None:
+    steps.plan_round(store, config, 0, n)
+    steps.build_batch(store, config, 0)
+    steps.write_dataset(store, config, n)
+
+
+@pytest.mark.slow
+def test_auto_approved_rows_say_so_and_come_from_recorded_responses(tmp_path, require_bwrap):
+    store = Store(tmp_path)
+    config = BuildConfig(subset="ml", languages=("python",), auto_approve=True, batch_size=2)
+    _build(store, config, 2)
+    rows = read_rows(store, {"ml"})
+    assert len(rows) == 2
+    assert all(row.auto_approved and row.recorded_llm for row in rows)
+    assert all(row.upstream.source == "mceval" and row.run is not None for row in rows)
+    assert all(row.gt.strip() for row in rows)
+    assert {row.custom_features["language"] for row in rows} == {"Python"}
+
+
+@pytest.mark.slow
+def test_without_approval_nothing_becomes_a_row_and_items_wait_for_review(tmp_path, require_bwrap):
+    store = Store(tmp_path)
+    config = BuildConfig(subset="ml", languages=("python",), batch_size=2)
+    _build(store, config, 2)
+    assert read_rows(store, {"ml"}) == []
+    assert ReviewQueue(tmp_path / "review.db").counts() == {"pending": 2}
+    assert steps.summary(store, config)["items"] == 0  # no outcome until a reviewer decides
+
+
+@pytest.mark.slow
+def test_an_item_without_a_recorded_answer_is_dropped_with_the_reason(tmp_path, require_bwrap):
+    store = Store(tmp_path)
+    config = BuildConfig(subset="ml", languages=("c",), auto_approve=True, batch_size=1)
+    _build(store, config, 1)
+    summary = steps.summary(store, config)
+    assert summary["dropped_items"] == 1
+    assert summary["drop_reasons"] == {"refactor failed": 1}
