@@ -24,6 +24,7 @@ demo: setup
 	$(SURGE) build sc tc --n 8 --seed 0 --batch-size 8 --store .surge/demo-store
 	$(SURGE) build dr --n 3 --seed 0 --batch-size 3 --store .surge/demo-store
 	$(SURGE) build ml --n 3 --language python --auto-approve --batch-size 3 --store .surge/demo-store
+	$(SURGE) build bg --n 3 --language python3 --auto-approve --batch-size 5 --store .surge/demo-store
 	$(SURGE) stats --store .surge/demo-store
 
 test: setup

@@ -1,4 +1,4 @@
-"""Iterative refactor (ml; cl and bg are not wired yet): the existing refactor stack, then rows.
+"""Iterative refactor (ml and bg; cl is not wired yet): the existing refactor stack, then rows.
 
 Per batch: each upstream item goes through the repair loop (LLM refactor, sandbox repair rounds, leak
 guard; pipeline/refactor/loop.py) into the review queue (``<store>/review.db``, pipeline/review). Only
@@ -26,13 +26,16 @@ from pipeline.build.rows import run_ref
 from pipeline.dataset import DatasetRow, UpstreamRef
 from pipeline.llm import LLMClient, LLMSettings
 from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_recorded
-from pipeline.records import Program, RunRequest, RunResult, SourceItem, Verdict
+from pipeline.records import Limits, PhaseLimits, Program, RunRequest, RunResult, SourceItem, Verdict
+from pipeline.refactor.execute import REFACTOR_LIMITS
+from pipeline.refactor.methods import method_for
 from pipeline.review.queue import ACCEPTED_STATES, ReviewQueue, State
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
 from sandboxes.profiles import get_profile
 
 RECORDED_DIR = Path(__file__).parent / "recorded"
+BG_LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=35.0))  # SURGE dropped bg cases past 30 s
 AUTO_REVIEWER = "auto-approve"
 SOURCES = {"ml": ("mceval",), "cl": ("leetcode", "ojcode"), "bg": ("debugbench",)}
 
@@ -94,22 +97,56 @@ def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) 
         if entry.state not in ACCEPTED_STATES or entry.program is None:
             outcomes.append(_outcome(config, item, "dropped", f"rejected review: {entry.reason}", (), ()))
             continue
-        request = RunRequest(program=entry.program, profile=get_profile(config.profile), repeats=2)
+        request = RunRequest(
+            program=entry.program,
+            setting=method_for(source).setting,
+            profile=get_profile(_profile(config)),
+            limits=BG_LIMITS if config.subset == "bg" else REFACTOR_LIMITS,
+            repeats=2,
+        )
         run = execute(store, [request], config.backend, config.unsafe, 1)[0]
         if run.verdict is Verdict.SANDBOX_ERROR:
             continue
-        if run.verdict is not Verdict.OK or run.distinct_outputs > 1:
-            why = run.verdict.value if run.verdict is not Verdict.OK else "non-deterministic"
+        if why := _unusable(config, run):
             outcomes.append(_outcome(config, item, "dropped", f"approved program: {why}", (), (run.run_id,)))
             continue
-        made = _row(config, source, entry.program, run, auto, recorded)
+        made = _row(config, source, entry.program, run, auto, recorded, entry.extra)
         outcomes.append(_outcome(config, item, "kept", "", (made.row_id,), (run.run_id,)))
         rows.append(made)
     return outcomes, rows, 0
 
 
+def _profile(config: BuildConfig) -> str:
+    return "surge-bg" if config.subset == "bg" and config.profile == "default" else config.profile
+
+
+def _unusable(config: BuildConfig, run: RunResult) -> str:
+    """Why an approved program's run cannot be a label ('' if it can). bg labels a failing run (that is
+    the point of a bug) but drops cases past 30 s, as SURGE did; ml/cl need a clean run."""
+    if run.distinct_outputs > 1:
+        return "non-deterministic"
+    if config.subset == "bg":
+        limits = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT}
+        return "timeout (past 30 s)" if run.verdict in limits else ""
+    return "" if run.verdict is Verdict.OK else run.verdict.value
+
+
+def _features(config: BuildConfig, source: SourceItem, code: str, extra: dict) -> dict[str, object]:
+    language = source.upstream_language or (source.language.value if source.language else "")
+    if config.subset == "bg":  # SURGE's bg keys: gt0 (the correct program's output), language, type
+        types = source.fields.get("bug_types") or []
+        return {"language": language, "gt0": extra.get("oracle_output", ""), "type": types or "None"}
+    return {"language": language, "lines": code.count("\n") + 1, "repo": source.upstream_repo}
+
+
 def _row(
-    config: BuildConfig, source: SourceItem, program: Program, run: RunResult, auto: bool, recorded: bool
+    config: BuildConfig,
+    source: SourceItem,
+    program: Program,
+    run: RunResult,
+    auto: bool,
+    recorded: bool,
+    extra: dict,
 ) -> DatasetRow:
     spec = subset_spec(config.subset)
     code = program.entry_file.content
@@ -118,11 +155,7 @@ def _row(
         category=spec.released_category,
         question=code,
         gt=run.label.rstrip("\n"),
-        custom_features={
-            "language": source.upstream_language or (source.language.value if source.language else ""),
-            "lines": code.count("\n") + 1,
-            "repo": source.upstream_repo,
-        },
+        custom_features=_features(config, source, code, extra),
         upstream=UpstreamRef(
             source=source.source,
             repo=source.upstream_repo,
@@ -148,6 +181,7 @@ def sample_items(source: str) -> list[SourceItem]:
     spec = REGISTERED[source]
     with tempfile.TemporaryDirectory() as folder:
         checkout = Path(folder)
-        (checkout / "data").symlink_to((SAMPLES / source).resolve())
+        folder_name = spec.paths[0].split("/")[0]  # 'data/*.jsonl' -> data, 'benchmark/*.json' -> benchmark
+        (checkout / folder_name).symlink_to((SAMPLES / source).resolve())
         loaded = list(spec.read(checkout, spec.commit or ""))
     return [item for item in loaded if isinstance(item, SourceItem)]

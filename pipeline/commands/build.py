@@ -9,11 +9,11 @@ from pipeline.commands.common import add_store_argument
 from pipeline.errors import ConfigurationError
 from pipeline.subsets import REGISTRY
 
-HELP = "build benchmark subsets (sc, tc, dr from templates; ml by LLM refactor) into the dataset table"
+HELP = "build benchmark subsets (sc, tc, dr from templates; ml, bg by LLM refactor) into the dataset table"
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
 NOT_BUILT_EXIT_CODE = 4
 # Subsets this command can build today (pipeline/build); the others are reported, not faked.
-BUILDABLE = {"sc", "tc", "dr", "ml"}
+BUILDABLE = {"sc", "tc", "dr", "ml", "bg"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

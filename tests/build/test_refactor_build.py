@@ -54,3 +54,19 @@ def test_an_item_without_a_recorded_answer_is_dropped_with_the_reason(tmp_path, 
     summary = steps.summary(store, config)
     assert summary["dropped_items"] == 1
     assert summary["drop_reasons"] == {"refactor failed": 1}
+
+
+@pytest.mark.slow
+def test_bg_runs_the_correct_program_then_the_buggy_one_and_keeps_gt0_and_bug_types(tmp_path, require_bwrap):
+    store = Store(tmp_path)
+    config = BuildConfig(subset="bg", languages=("python3",), auto_approve=True, batch_size=5)
+    _build(store, config, 5)
+    rows = {row.upstream.key: row for row in read_rows(store, {"bg"})}
+    assert set(rows) == {"python3_double[1]", "python3_double[2]", "python3_double[3]"}
+    complement = rows["python3_double[1]"]
+    assert complement.custom_features["gt0"] == "2\n0\n5\n0\n"  # the correct solution's output
+    assert "SyntaxError" in complement.gt  # the buggy snippet swapped in: `if num % 2 = 1`
+    assert complement.custom_features["type"] == ["operation error", "== and = confusion"]
+    assert complement.custom_features["language"] == "python3"
+    summary = steps.summary(store, config)
+    assert summary["drop_reasons"] == {"refactor failed": 2}  # no recorded answer for items 0 and 4
