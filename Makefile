@@ -21,10 +21,7 @@ $(STAMP): pyproject.toml
 
 demo: setup
 	$(SURGE) run examples/programs.jsonl --store .surge/demo-store --repeats 2
-	$(SURGE) build sc tc --n 8 --seed 0 --batch-size 8 --store .surge/demo-store
-	$(SURGE) build dr --n 3 --seed 0 --batch-size 3 --store .surge/demo-store
-	$(SURGE) build ml --n 3 --language python --auto-approve --batch-size 3 --store .surge/demo-store
-	$(SURGE) build bg --n 3 --language python3 --auto-approve --batch-size 5 --store .surge/demo-store
+	$(SURGE) build sc tc dr ml bg rl --n 3 --batch-size 3 --language python --language python3 --auto-approve --store .surge/demo-store
 	$(SURGE) stats --store .surge/demo-store
 
 test: setup

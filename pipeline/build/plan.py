@@ -117,9 +117,38 @@ def refactor_item(config: BuildConfig, index: int, item: SourceItem) -> BuildIte
     )
 
 
+def repository_item(
+    config: BuildConfig, index: int, task_json: str, input_path: str, digest: str
+) -> BuildItem:
+    return BuildItem(
+        build_key=config.build_key,
+        subset=config.subset,
+        index=index,
+        batch=index // config.batch_size,
+        template=input_path,
+        domain=input_path,
+        template_origin="repository",
+        template_digest=digest,
+        source_item_json=task_json,
+    )
+
+
+def repository_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+    from pipeline.build.repository import SAMPLE_MANIFEST, read_manifest
+
+    manifest = SAMPLE_MANIFEST if config.items == "samples" else Path(config.items)
+    pairs = read_manifest(manifest)[start : start + count]
+    return [
+        repository_item(config, start + offset, task.model_dump_json(), path, content_id("repo-task", task))
+        for offset, (task, path) in enumerate(pairs)
+    ]
+
+
 def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
     from pipeline.build.refactor import SOURCES
 
+    if config.subset == "rl":
+        return repository_items(config, start, count)
     if config.subset in SOURCES:
         chosen = upstream_items(config)[start : start + count]
         return [refactor_item(config, start + offset, item) for offset, item in enumerate(chosen)]

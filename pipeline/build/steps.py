@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow.compute as pc
 
-from pipeline.build import dr, manual, refactor
+from pipeline.build import dr, manual, refactor, repository
 from pipeline.build.plan import read_batch, write_plan
 from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
 from pipeline.dataset import DatasetRow, dataset_table
@@ -36,9 +36,12 @@ def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, int]
     items = [item for item in read_batch(store, config.build_key, batch) if item.item_id not in done]
     if not items:
         return {"kept": 0, "dropped": 0, "sandbox_errors": 0, "skipped": 1}
-    step = {"dr": dr.build_snippets, "sc": manual.build_scripts, "tc": manual.build_scripts}.get(
-        config.subset, refactor.build_refactored
-    )
+    step = {
+        "dr": dr.build_snippets,
+        "sc": manual.build_scripts,
+        "tc": manual.build_scripts,
+        "rl": repository.build_repositories,
+    }.get(config.subset, refactor.build_refactored)
     new_outcomes, rows, errors = step(store, config, items)
     candidates = candidate_table(store)
     candidates.append(rows)

@@ -13,7 +13,7 @@ HELP = "build benchmark subsets (sc, tc, dr from templates; ml, bg by LLM refact
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
 NOT_BUILT_EXIT_CODE = 4
 # Subsets this command can build today (pipeline/build); the others are reported, not faked.
-BUILDABLE = {"sc", "tc", "dr", "ml", "bg"}
+BUILDABLE = {"sc", "tc", "dr", "ml", "bg", "rl"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sc/tc templates: 'library' (pipeline/templates) or SURGE's dataset/ folder (scripts by fid)",
     )
     parser.add_argument(
-        "--items", default="samples", help="ml: 'samples' (bundled) or a JSONL/store of pulled source items"
+        "--items",
+        default="samples",
+        help="ml/bg: 'samples' or a JSONL/store of pulled items; rl: 'samples' or a repository manifest",
     )
     parser.add_argument("--language", action="append", help="ml: only this language (repeatable)")
     parser.add_argument(

@@ -12,10 +12,10 @@ from pipeline.store import Store
 
 
 def test_a_subset_whose_method_is_not_implemented_exits_non_zero(tmp_path, capsys) -> None:
-    code = main(["build", "rl", "--store", str(tmp_path), "--json"])
+    code = main(["build", "fl", "--store", str(tmp_path), "--json"])
     summary = json.loads(capsys.readouterr().out)
     assert code == 4
-    assert "repository_sampling" in summary["not_built"]["rl"]
+    assert "inference_verification" in summary["not_built"]["fl"]
 
 
 def test_an_unknown_subset_is_refused_with_the_choices(tmp_path, capsys) -> None:
