@@ -15,6 +15,7 @@ from pipeline.build import dr, manual, refactor, repository
 from pipeline.build.plan import read_batch, write_plan
 from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
 from pipeline.dataset import DatasetRow, dataset_table
+from pipeline.review.queue import ReviewQueue
 from pipeline.store import Store
 
 
@@ -77,7 +78,11 @@ def summary(store: Store, config: BuildConfig) -> dict[str, Any]:
     """Kept and dropped items, with each drop reason counted (nothing disappears silently)."""
     found = outcomes(store, config.build_key).values()
     reasons = Counter(o.reason.split(":")[0] for o in found if o.status == "dropped")
+    waiting = 0
+    if config.subset in refactor.SOURCES and (store.root / "review.db").exists():
+        waiting = ReviewQueue(store.root / "review.db").counts().get("pending", 0)
     return {
+        "awaiting_review": waiting,
         "items": len(found),
         "kept_items": sum(o.status == "kept" for o in found),
         "dropped_items": sum(o.status == "dropped" for o in found),

@@ -96,6 +96,8 @@ def _line(name: str, result: dict[str, Any]) -> str:
     text = f"{name}: {result['rows']} rows from {result['kept_items']} of {result['items']} items"
     if reasons:
         text += f"; dropped: {reasons}"
+    if result.get("awaiting_review"):
+        text += f"; {result['awaiting_review']} awaiting review (surge review list --db <store>/review.db)"
     if result.get("sandbox_errors"):
         text += f"; {result['sandbox_errors']} sandbox errors (run again to retry them)"
     return text

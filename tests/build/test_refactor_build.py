@@ -43,7 +43,8 @@ def test_without_approval_nothing_becomes_a_row_and_items_wait_for_review(tmp_pa
     _build(store, config, 2)
     assert read_rows(store, {"ml"}) == []
     assert ReviewQueue(tmp_path / "review.db").counts() == {"pending": 2}
-    assert steps.summary(store, config)["items"] == 0  # no outcome until a reviewer decides
+    summary = steps.summary(store, config)
+    assert summary["items"] == 0 and summary["awaiting_review"] == 2  # no outcome until a reviewer decides
 
 
 @pytest.mark.slow
