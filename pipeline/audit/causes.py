@@ -142,7 +142,15 @@ def conflicting_labels(keyed: Iterable[tuple[str, str, str, str]]) -> dict[str, 
 
 
 def timeout_reason(result: RunResult, recorded_time_s: float | None, cpu_limit_s: float | None) -> str:
-    limit = f" (run limit {cpu_limit_s:g} s CPU)" if cpu_limit_s else ""
+    """Which limit ended the run, what it used, and what SURGE recorded for the label."""
+    phase = result.run or result.compile
+    used_s = (phase.cpu_user_s + phase.cpu_sys_s) if phase else 0.0
+    limits = result.provenance.limits.run
+    if result.verdict is Verdict.WALL_TIME_LIMIT:
+        used = f"{used_s:.2f} s CPU used: a slow or loaded machine?"
+        what = f"wall_time_limit (run limit {limits.wall_s:g} s wall, {used})"
+    else:
+        what = f"cpu_time_limit (run limit {cpu_limit_s or limits.cpu_s:g} s CPU)"
     if recorded_time_s is None:
-        return f"{result.verdict.value}{limit}; the record carries no recorded time"
-    return f"{result.verdict.value}{limit}; SURGE recorded {recorded_time_s:g} s for this label"
+        return f"{what}; the record carries no recorded time"
+    return f"{what}; SURGE recorded {recorded_time_s:g} s for this label"

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from pipeline.audit.causes import code_nondeterminism, conflicting_labels
 from pipeline.audit.classify import Evidence, classify
-from pipeline.audit.metrics import score
+from pipeline.scoring.metrics import score
 from pipeline.audit.rows import CLASS_RANK, REPRODUCED, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
 from pipeline.leakage import find_leaks
 from pipeline.records import (
@@ -22,6 +22,7 @@ from pipeline.records import (
     Verdict,
     answer_key,
 )
+from pipeline.subsets import ProgramPlan
 
 TEXT_CHARS = 4000  # observed / expected kept per row: enough to read, small enough for the table
 LIMIT_VERDICTS = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT, Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT}
@@ -43,6 +44,16 @@ class LimitPolicy(Frozen):
         wall_s = max(run.wall_s, 2.0 * cpu_s)
         return self.base.model_copy(update={"run": run.model_copy(update={"cpu_s": cpu_s, "wall_s": wall_s})})
 
+    def for_plan(self, plan: ProgramPlan) -> Limits:
+        """A run instruction that builds (rl: `g++ *.cpp -o main`, `make`) compiles inside the run phase:
+        it gets the compile phase's limits, so a six-file build on a loaded machine is not a timeout."""
+        limits = self.for_time(plan.recorded_time_s)
+        if plan.program.run_instruction is None:
+            return limits
+        run, build = limits.run, limits.compile
+        raised = {"cpu_s": max(run.cpu_s, build.cpu_s), "wall_s": max(run.wall_s, build.wall_s)}
+        return limits.model_copy(update={"run": run.model_copy(update=raised)})
+
 
 def request_for(
     conversion: Conversion, profile: EnvironmentProfile, policy: LimitPolicy, repeats: int
@@ -51,7 +62,7 @@ def request_for(
         program=conversion.program,
         setting=conversion.setting,
         profile=profile,
-        limits=policy.for_time(conversion.plan.recorded_time_s),
+        limits=policy.for_plan(conversion.plan),
         repeats=repeats,
     )
 

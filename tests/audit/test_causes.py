@@ -115,3 +115,9 @@ def test_fl_json_with_other_spacing_or_key_order_is_the_same_label() -> None:
     assert classify(make_result('{"errors": [], "pass": false, "complete": false}'), gt).audit_class is (
         AuditClass.MISMATCH
     )
+
+
+def test_a_wall_clock_timeout_names_the_wall_limit_and_the_cpu_used() -> None:
+    verdict = classify(make_result("", Verdict.WALL_TIME_LIMIT), "42", Evidence(recorded_time_s=1.5))
+    assert verdict.audit_class is AuditClass.TIMEOUT
+    assert "s wall" in verdict.reason and "CPU used" in verdict.reason and "recorded 1.5 s" in verdict.reason

@@ -116,3 +116,10 @@ def test_limit_policy_without_a_recorded_time_keeps_the_base() -> None:
     assert RunRequest(
         program=_conversions()["tc.json[0]"].program, profile=profile
     ).run_id  # id ignores limits
+
+
+def test_a_run_instruction_that_builds_gets_the_compile_limits() -> None:
+    repository = _conversions()["rl.json[1]"].plan  # `make\n./main`
+    limits = LimitPolicy(base=TIGHT).for_plan(repository)
+    assert (limits.run.cpu_s, limits.run.wall_s) == (TIGHT.compile.cpu_s, TIGHT.compile.wall_s)
+    assert LimitPolicy(base=TIGHT).for_plan(_conversions()["sc.json[0]"].plan) == TIGHT
