@@ -9,7 +9,6 @@ from pydantic import Field
 
 from pipeline.audit.causes import code_nondeterminism, conflicting_labels
 from pipeline.audit.classify import Evidence, classify
-from pipeline.scoring.metrics import score
 from pipeline.audit.rows import CLASS_RANK, REPRODUCED, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
 from pipeline.leakage import find_leaks
 from pipeline.records import (
@@ -22,6 +21,7 @@ from pipeline.records import (
     Verdict,
     answer_key,
 )
+from pipeline.scoring.metrics import score
 from pipeline.subsets import ProgramPlan
 
 TEXT_CHARS = 4000  # observed / expected kept per row: enough to read, small enough for the table
