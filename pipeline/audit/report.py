@@ -341,7 +341,7 @@ def render_html(summary: dict[str, Any], rows: Sequence[AuditRow], title: str = 
 <html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title><style>{CSS}</style></head>
 <body><h1>{_esc(title)}</h1>
 <p>{summary["labels"]} labels, {summary["rows"]} audited runs, {summary["refused"]} refused records,
-profiles: {_esc(", ".join(summary["profiles"]) or "-")}.</p>
+profiles: {_esc(", ".join(summary["profiles"]) or "-")}.{_skipped(summary)}</p>
 <div class="legend">{legend}</div>
 <h2>Agreement</h2>
 <p>Share of the labels that ran (not-run labels excluded) reproduced exactly or after normalisation.
@@ -362,6 +362,11 @@ Table columns: {_esc(", ".join(f"{SHORT[c]} = {c}" for c in CLASS_ORDER))}.</p>
 {_disagreements(rows)}
 </body></html>
 """
+
+
+def _skipped(summary: dict[str, Any]) -> str:
+    skipped = summary.get("skipped_profiles") or {}
+    return "".join(f" Skipped {_esc(name)}: {_esc(why)}." for name, why in skipped.items())
 
 
 def profile_matrix(rows: Sequence[AuditRow], limit: int = 500) -> str:

@@ -100,3 +100,8 @@ def test_recorded_time_is_parsed_from_both_spellings() -> None:
     assert recorded_time("1.1037 seconds") == 1.1037
     assert recorded_time(0.25) == 0.25
     assert recorded_time(None) is None and recorded_time("n/a") is None
+
+
+def test_html_report_says_which_profiles_were_skipped() -> None:
+    summary = summarise(_rows(), [], {"current": "docker: the Docker engine is not reachable"})
+    assert "Skipped current: docker: the Docker engine is not reachable." in render_html(summary, _rows())
