@@ -3,14 +3,19 @@
 One task per batch of items (one sandbox per batch); the LLM client is shared by all tasks, so its
 concurrency bound holds for the whole run. Outcomes are written to the review queue as batches finish, so
 an interrupted run keeps them, and a rerun skips every item already in the queue (failed ones are retried).
+
+By reference (issue 10): the items to refactor are written once to a work file beside the review queue,
+named by their content; the flow gets its path, each task a (start, stop) range of its lines.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections import Counter
 from pathlib import Path
 
-from flows.runtime import batched, configure_prefect, task_runner
+from flows.runtime import configure_prefect, task_runner
 
 configure_prefect()
 
@@ -19,33 +24,52 @@ from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.futures import as_completed  # noqa: E402
 
 from pipeline.llm import LLMClient, LLMSettings  # noqa: E402
-from pipeline.records import SourceItem  # noqa: E402
+from pipeline.records import SourceItem, content_id  # noqa: E402
 from pipeline.refactor.outcome import Outcome  # noqa: E402
 from pipeline.review.queue import ReviewQueue  # noqa: E402
 
 
+def write_work_file(items: list[SourceItem], folder: Path) -> Path:
+    """The items as JSONL under a content-addressed name (the same job writes the same file once)."""
+    work = folder / f"refactor-{content_id('refactor-items', [item.item_id for item in items])}.jsonl"
+    if not work.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = work.with_suffix(f".{os.getpid()}.partial")
+        partial.write_text("".join(item.model_dump_json(exclude={"item_id"}) + "\n" for item in items))
+        os.replace(partial, work)
+    return work
+
+
+def read_work_range(work: str, start: int, stop: int) -> list[SourceItem]:
+    with open(work, encoding="utf-8") as lines:
+        return [SourceItem.model_validate_json(line) for line in itertools.islice(lines, start, stop)]
+
+
 @task(name="refactor_batch", cache_policy=NO_CACHE)
 def refactor_batch(
-    items: list[SourceItem],
+    work: str,
+    start: int,
+    stop: int,
     client: LLMClient,
     backend: str,
     unsafe: bool,
     max_rounds: int,
     method: str | None,
 ) -> list[Outcome]:
-    """Refactor one batch of items, executing candidates in one sandbox."""
+    """Refactor lines start..stop of the work file, executing the candidates in one sandbox."""
     from pipeline.refactor.execute import Executor
     from pipeline.refactor.loop import RepairLoop
     from sandboxes import open_backend
 
     with open_backend(backend, unsafe=unsafe, workers=1) as sandbox:
         loop = RepairLoop(client, Executor(sandbox), max_rounds=max_rounds, method_override=method)
-        return [loop.refactor(item) for item in items]
+        return [loop.refactor(item) for item in read_work_range(work, start, stop)]
 
 
 @flow(name="surge-refactor", log_prints=False)
 def refactor_items(
-    items: list[SourceItem],
+    work: str,
+    count: int,
     db: str,
     settings: LLMSettings,
     backend: str,
@@ -55,14 +79,16 @@ def refactor_items(
     method: str | None,
 ) -> dict[str, object]:
     queue = ReviewQueue(Path(db))
-    by_id = {item.item_id: item for item in items}
+    by_id = {item.item_id: item for item in read_work_range(work, 0, count)}
     statuses: Counter[str] = Counter()
     rounds: Counter[int] = Counter()
     failed_batches: list[str] = []
     with LLMClient(settings) as client:
         futures = [
-            refactor_batch.submit(batch, client, backend, unsafe, max_rounds, method)
-            for batch in batched(items, batch_size)
+            refactor_batch.submit(
+                work, start, min(start + batch_size, count), client, backend, unsafe, max_rounds, method
+            )
+            for start in range(0, count, batch_size)
         ]
         for future in as_completed(futures):
             try:
@@ -96,5 +122,8 @@ def refactor_flow(
     max_rounds: int,
     method: str | None,
 ) -> dict[str, object]:
+    work = write_work_file(items, db.parent / "work")
     flow_with_pool = refactor_items.with_options(task_runner=task_runner(workers))
-    return flow_with_pool(items, str(db), settings, backend, unsafe, batch_size, max_rounds, method)
+    return flow_with_pool(
+        str(work), len(items), str(db), settings, backend, unsafe, batch_size, max_rounds, method
+    )

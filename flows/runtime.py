@@ -131,8 +131,3 @@ def wait_for_task_runs(flow_run_id: object, expected: int, timeout_s: float = 15
         time.sleep(0.2)
         count = asyncio.run(final_count())
     return count
-
-
-def batched(items: list, size: int) -> list[list]:
-    """Split work into batches for tasks (one task per batch, not per item)."""
-    return [items[start : start + size] for start in range(0, len(items), size)]

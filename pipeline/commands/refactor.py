@@ -105,7 +105,11 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "refactored": len(todo),
         **outcome,
         "db": str(args.db),
-        "exit_code": 1 if outcome["failed_batches"] else 0,
+        # the CLI's rule: failures of ours -> one line each with the fix, exit 1
+        "failures": [
+            {"reason": f"a refactor batch failed: {reason}", "fix": "run again: its items are retried"}
+            for reason in dict.fromkeys(outcome["failed_batches"])
+        ],
     }
     summary["_text"] = render(summary)
     return summary

@@ -8,8 +8,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.commands.common import add_store_argument
-from pipeline.store import Store
+from pipeline.commands.common import add_store_argument, old_rule_note
+from pipeline.store import SCHEMA_VERSION, Store
 
 HELP = "summarise the store: runs by language and verdict, CPU-time percentiles, non-deterministic outputs"
 EXAMPLE = "surge stats --store .surge/store --json"
@@ -31,6 +31,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "nondeterministic": int(pc.sum(pc.greater(runs["distinct_outputs"], 1)).as_py() or 0),
         "by_language": by_language(runs),
         "cpu_s_percentiles": cpu_percentiles(runs),
+        "rows_by_schema_version": store.runs.rows_by_schema_version(),
     }
     summary["_text"] = render(summary)
     return summary
@@ -70,6 +71,9 @@ def render(summary: dict[str, Any]) -> str:
         lines.append(f"{'language':<12}" + "".join(f"{v:>17}" for v in verdicts))
         for language, counts in summary["by_language"].items():
             lines.append(f"{language:<12}" + "".join(f"{counts.get(v, 0):>17}" for v in verdicts))
+    old = {v: n for v, n in summary["rows_by_schema_version"].items() if v != SCHEMA_VERSION}
+    if old:
+        lines.append(old_rule_note(sum(old.values())))
     if summary["cpu_s_percentiles"]:
         figures = "  ".join(f"{k}={v:.3f}s" for k, v in summary["cpu_s_percentiles"].items())
         lines.append(f"run CPU time  {figures}")

@@ -13,6 +13,7 @@ from pipeline.errors import SandboxUnavailable
 from pipeline.store import Store
 
 BIG_SOURCE_BYTES = 1 << 20
+BIG_STDIN_BYTES = 50_000_000  # issue 10: a 50 MB stdin failed on Prefect's 512 KiB parameter limit
 
 
 def prefect_runs() -> tuple[list[Any], list[Any]]:
@@ -33,15 +34,20 @@ def test_only_references_reach_prefect_whatever_the_program_size(
 ) -> None:
     padding = "#" * BIG_SOURCE_BYTES
     programs = write_programs(tmp_path / "p.jsonl", [f"print(1)\n{padding}", "print(2)"])
+    reads_stdin = {"language": "python", "source": "import sys; print(len(sys.stdin.buffer.read()))"}
+    with programs.open("a") as lines:
+        lines.write(json.dumps({**reads_stdin, "stdin": "x" * BIG_STDIN_BYTES}) + "\n")
     store = tmp_path / "store"
     assert main(["run", str(programs), "--store", str(store), "--batch-size", "1", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["written"] == 2 and summary["failures"] == []
+    assert summary["written"] == 3 and summary["failures"] == []
+    labels = {r.label for r in Store(store).runs.records()}
+    assert labels == {"1\n", "2\n", f"{BIG_STDIN_BYTES}\n"}
     flow_runs, task_runs = prefect_runs()
     (flow_run,) = [run for run in flow_runs if str(store) in json.dumps(run.parameters)]
     assert len(json.dumps(flow_run.parameters)) < 1024 and flow_run.state.is_completed()
     mine = [t for t in task_runs if t.flow_run_id == flow_run.id]
-    assert len(mine) == 2 and all(t.state.is_completed() for t in mine)  # each batch is a task run
+    assert len(mine) == 3 and all(t.state.is_completed() for t in mine)  # each batch is a task run
     assert all(len(json.dumps(t.model_dump(mode="json"))) < 8192 for t in mine)
 
 

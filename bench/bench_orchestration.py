@@ -1,0 +1,226 @@
+"""Orchestration at size (issue 10): 1,000 short programs through `surge run`, locally and on a local Dask
+cluster of two workers, against the ideal (the programs' bare compile + run time / cores), and the bytes
+Prefect's API receives per program for small and for large programs.
+
+Figures:
+  orchestration_programs                 programs in the job (distinct C programs, ~0.1 s compile + run each)
+  orchestration_bare_sum_s               their bare compile + run time, summed (measured on every
+                                         BARE_SAMPLE_EVERY-th program, scaled: the programs are alike)
+  orchestration_ideal_s                  bare sum / cores
+  orchestration_surge_run_s              `surge run` end to end, a fresh process, Prefect's start-up included
+  orchestration_run_vs_ideal_ratio       the two (goal: at most 1.15)
+  orchestration_fixed_s                  `surge run` of one program: interpreter, Prefect's ephemeral server
+                                         start and stop, one flow run (what every command pays once)
+  orchestration_run_minus_fixed_vs_ideal_ratio   the job without that fixed cost, vs the ideal
+  orchestration_dask_run_s               the same job with --dask-address on a 2-worker local cluster
+  orchestration_dask_vs_local_ratio      (goal: at most 1.1)
+  prefect_api_bytes_per_program_small    HTTP bodies + events sent to Prefect per program, 40-byte programs
+  prefect_api_bytes_per_program_large    the same with 1 MiB programs (goal: equal, at most 1,024)
+  prefect_api_bytes_large_vs_small_ratio (goal: 1.0)
+
+Prefect's home is kept in the repository (.surge/bench-prefect) and warmed by one small untimed run: the
+timed runs pay the server's start, as every command does, not the one-time creation of its database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+sys.path.insert(0, str(BENCH_DIR))
+sys.path.insert(0, str(REPO))
+
+from bench_sandbox import bare_loop_seconds  # noqa: E402
+
+from pipeline.records import ExecutionSetting, Program  # noqa: E402
+
+PROGRAMS = 1000
+BARE_SAMPLE_EVERY = 10
+BYTES_PROGRAMS = 64
+LARGE_PROGRAM_BYTES = 1 << 20
+PREFECT_HOME = REPO / ".surge" / "bench-prefect"
+C_PROGRAM = (
+    "#include <stdio.h>\n"
+    "int main(void) { volatile unsigned long s = 0;\n"
+    "  for (unsigned long i = 0; i < 40000000UL; i++) s += i ^ %dUL;\n"
+    '  printf("%%lu\\n", s); return 0; }\n'
+)
+
+
+def corpus() -> list[tuple[Program, ExecutionSetting]]:
+    return [(Program.single("c", C_PROGRAM % n), ExecutionSetting()) for n in range(PROGRAMS)]
+
+
+def write_jsonl(path: Path, programs: list[Program]) -> Path:
+    lines = (json.dumps({"language": p.language.value, "source": p.files[0].content}) for p in programs)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def surge_env(scratch: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "PREFECT_HOME": str(PREFECT_HOME),
+        "SURGE_COMPILE_CACHE": str(scratch / "compile-cache"),  # cold: the same work as the bare loop
+    }
+
+
+def surge_run(programs: Path, store: Path, scratch: Path, *extra: str) -> float:
+    command = [sys.executable, "-m", "pipeline.cli", "run", str(programs), "--store", str(store), "--json"]
+    started = time.perf_counter()
+    done = subprocess.run(
+        [*command, *extra], capture_output=True, text=True, env=surge_env(scratch), cwd=REPO
+    )
+    elapsed_s = time.perf_counter() - started
+    summary = json.loads(done.stdout)
+    assert done.returncode == 0 and summary["written"] > 0, done.stderr[-2000:]
+    return elapsed_s
+
+
+# -- a local Dask cluster: a scheduler and two single-thread workers, separate processes ---------------
+
+
+def start_cluster(scratch: Path) -> tuple[str, list[subprocess.Popen]]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**surge_env(scratch), "PYTHONPATH": str(REPO)}
+    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+    worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
+    logs = [scratch / f"dask-{n}.log" for n in range(3)]
+    processes = [
+        subprocess.Popen(
+            [*scheduler, "--port", str(port), "--no-dashboard"],
+            env=env, stdout=logs[0].open("wb"), stderr=subprocess.STDOUT,
+        )
+    ]  # fmt: skip
+    for n in (1, 2):
+        processes.append(
+            subprocess.Popen(
+                [*worker, "--no-dashboard"], env=env, stdout=logs[n].open("wb"), stderr=subprocess.STDOUT
+            )
+        )
+    deadline = time.monotonic() + 180
+    while not all("Registered to:" in logs[n].read_text(errors="replace") for n in (1, 2)):
+        assert time.monotonic() < deadline, "the Dask workers did not start"
+        time.sleep(0.5)
+    return address, processes
+
+
+def stop_cluster(processes: list[subprocess.Popen]) -> None:
+    for process in reversed(processes):
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+# -- bytes sent to Prefect's API -----------------------------------------------------------------------
+
+COUNTER = """
+import json, sys, httpx
+from flows.runtime import configure_prefect
+configure_prefect()
+from prefect.events import clients
+sent = [0]
+def counting(send):
+    def wrapper(self, request, *a, **k):
+        sent[0] += len(request.content or b"")
+        return send(self, request, *a, **k)
+    return wrapper
+def counting_async(send):
+    async def wrapper(self, request, *a, **k):
+        sent[0] += len(request.content or b"")
+        return await send(self, request, *a, **k)
+    return wrapper
+httpx.Client.send = counting(httpx.Client.send)
+httpx.AsyncClient.send = counting_async(httpx.AsyncClient.send)
+for name in dir(clients):
+    cls = getattr(clients, name)
+    if isinstance(cls, type) and "_emit" in cls.__dict__:
+        def patch(cls=cls):
+            emit = cls._emit
+            async def _emit(self, event):
+                sent[0] += len(event.model_dump_json())
+                return await emit(self, event)
+            cls._emit = _emit
+        patch()
+from pipeline.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "bytes": sent[0]}), file=sys.stderr)
+"""
+
+
+def api_bytes(programs: list[Program], scratch: Path, name: str) -> float:
+    """Bytes sent to Prefect during one `surge run` of the programs, per program."""
+    jsonl = write_jsonl(scratch / f"{name}.jsonl", programs)
+    argv = ["run", str(jsonl), "--store", str(scratch / f"{name}-store"), "--json"]
+    done = subprocess.run(
+        [sys.executable, "-c", COUNTER, *argv],
+        capture_output=True,
+        text=True,
+        env=surge_env(scratch),
+        cwd=REPO,
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report["code"] == 0, done.stderr[-2000:]
+    return report["bytes"] / len(programs)
+
+
+def run() -> dict[str, float]:
+    cores = os.cpu_count() or 1
+    PREFECT_HOME.mkdir(parents=True, exist_ok=True)
+    job = corpus()
+    with tempfile.TemporaryDirectory() as temporary:
+        scratch = Path(temporary)
+        programs = write_jsonl(scratch / "programs.jsonl", [program for program, _ in job])
+        warm = write_jsonl(scratch / "warm.jsonl", [Program.single("python", "print('warm')")])
+        surge_run(warm, scratch / "warm-store", scratch)  # Prefect's database exists before timing
+        fixed_s = surge_run(warm, scratch / "fixed-store", scratch)  # one program: the fixed cost
+        sampled = job[::BARE_SAMPLE_EVERY]
+        (scratch / "bare").mkdir()
+        bare_sum_s = bare_loop_seconds(sampled, scratch / "bare") * len(job) / len(sampled)
+        local_s = surge_run(programs, scratch / "local-store", scratch)
+        address, cluster = start_cluster(scratch)
+        try:
+            (scratch / "compile-cache").rename(scratch / "compile-cache-local")  # cold again
+            dask_s = surge_run(programs, scratch / "dask-store", scratch, "--dask-address", address)
+        finally:
+            stop_cluster(cluster)
+        tiny = [Program.single("python", f"print({n})") for n in range(BYTES_PROGRAMS)]
+        padding = "#" * LARGE_PROGRAM_BYTES
+        large = [Program.single("python", f"print({n})\n{padding}") for n in range(BYTES_PROGRAMS)]
+        small_bytes = api_bytes(tiny, scratch, "small")
+        large_bytes = api_bytes(large, scratch, "large")
+    ideal_s = bare_sum_s / cores
+    return {
+        "orchestration_programs": float(len(job)),
+        "orchestration_bare_sum_s": round(bare_sum_s, 3),
+        "orchestration_ideal_s": round(ideal_s, 3),
+        "orchestration_surge_run_s": round(local_s, 3),
+        "orchestration_run_vs_ideal_ratio": round(local_s / ideal_s, 3),
+        "orchestration_fixed_s": round(fixed_s, 3),
+        "orchestration_run_minus_fixed_vs_ideal_ratio": round((local_s - fixed_s) / ideal_s, 3),
+        "orchestration_dask_run_s": round(dask_s, 3),
+        "orchestration_dask_vs_local_ratio": round(dask_s / local_s, 3),
+        "prefect_api_bytes_per_program_small": round(small_bytes, 1),
+        "prefect_api_bytes_per_program_large": round(large_bytes, 1),
+        "prefect_api_bytes_large_vs_small_ratio": round(large_bytes / small_bytes, 3),
+    }
+
+
+if __name__ == "__main__":
+    for figure, value in run().items():
+        print(f"{figure:<42} {value:12.3f}")
