@@ -10,7 +10,9 @@ it. With a Dask scheduler address the batches run on that cluster instead (prefe
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,6 +60,35 @@ def task_runner(max_workers: int | None = None, dask_address: str | None = None)
     from prefect.task_runners import ThreadPoolTaskRunner
 
     return ThreadPoolTaskRunner(max_workers=max_workers or default_workers())
+
+
+_prestarted: list[threading.Thread] = []
+
+
+def prestart_api() -> None:
+    """Start Prefect's ephemeral server in the background while the command plans (it takes seconds).
+
+    ``api_ready()`` joins it before the first flow: the server object is shared, and a second ``start``
+    while the first is still booting would return before the server answers."""
+    configure_prefect()
+    from prefect.settings import PREFECT_API_URL
+
+    if _prestarted or PREFECT_API_URL.value():
+        return
+
+    def start() -> None:
+        from prefect.server.api.server import SubprocessASGIServer
+
+        with contextlib.suppress(Exception):  # the flow's own start reports any failure, with its reason
+            SubprocessASGIServer().start()
+
+    _prestarted.append(threading.Thread(target=start, name="prefect-prestart", daemon=True))
+    _prestarted[0].start()
+
+
+def api_ready() -> None:
+    for thread in _prestarted:
+        thread.join()
 
 
 @contextmanager

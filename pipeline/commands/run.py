@@ -62,6 +62,7 @@ def default_setting(text: str | None) -> Any:
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
+    from flows.runtime import prestart_api
     from sandboxes.identity import identify
     from sandboxes.profiles import get_profile
 
@@ -82,6 +83,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             hint="write one JSON program per line, e.g. "
             '{"language": "python", "source": "print(1)"} (docs/programs.md)',
         )
+    if not args.dask_address:
+        prestart_api()  # Prefect's server boots while the requests are planned and written
     planned = plan_requests(entries, profiles, limits, args.repeats, setting)
     requests = identify(planned, args.backend, args.unsafe)
     outcome = execute_requests(store, requests, args, "surge-run", unsafe=args.unsafe)
