@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flows.runtime import configure_prefect, task_runner
+from flows.runtime import configure_prefect, prefect_api, task_runner
 
 configure_prefect()
 
@@ -70,4 +70,5 @@ def build_subset(store_root: str, config_json: str, n: int) -> dict[str, Any]:
 def run_build(config: BuildConfig, store_root: Path, n: int) -> dict[str, Any]:
     # One batch at a time: each batch's sandbox already runs `config.workers` programs in parallel.
     one_at_a_time = build_subset.with_options(task_runner=task_runner(1))
-    return one_at_a_time(str(store_root), config.model_dump_json(exclude={"build_key"}), n)
+    with prefect_api():
+        return one_at_a_time(str(store_root), config.model_dump_json(exclude={"build_key"}), n)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flows.runtime import configure_prefect, task_runner
+from flows.runtime import configure_prefect, prefect_api, task_runner
 
 configure_prefect()
 
@@ -78,4 +78,5 @@ def pull_flow(
     workers: int,
 ) -> dict[str, dict[str, Any]]:
     flow_with_pool = pull_sources.with_options(task_runner=task_runner(workers))
-    return flow_with_pool(names, str(cache_root), str(store_root), mirrors, commits)
+    with prefect_api():
+        return flow_with_pool(names, str(cache_root), str(store_root), mirrors, commits)

@@ -15,7 +15,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from flows.runtime import configure_prefect, task_runner
+from flows.runtime import configure_prefect, prefect_api, task_runner
 
 configure_prefect()
 
@@ -124,6 +124,7 @@ def refactor_flow(
 ) -> dict[str, object]:
     work = write_work_file(items, db.parent / "work")
     flow_with_pool = refactor_items.with_options(task_runner=task_runner(workers))
-    return flow_with_pool(
-        str(work), len(items), str(db), settings, backend, unsafe, batch_size, max_rounds, method
-    )
+    with prefect_api():
+        return flow_with_pool(
+            str(work), len(items), str(db), settings, backend, unsafe, batch_size, max_rounds, method
+        )

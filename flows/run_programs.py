@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from flows.runtime import api_for_workers, api_ready, configure_prefect, task_runner, wait_for_task_runs
+from flows.runtime import configure_prefect, prefect_api, task_runner, wait_for_task_runs
 
 configure_prefect()
 
@@ -120,11 +120,10 @@ def run_job(
     name: str = "surge-run",
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """Run a plan; returns (counts, failures as (reason, fix)). Never raises for a failed batch."""
-    api_ready()
     runner = task_runner(workers, dask_address)
     job = run_plan.with_options(name=name, task_runner=runner)
     # Failures reach the user as one line each, from the CLI, not as tracebacks.
-    with api_for_workers(dask_address), quiet_engine_logs():
+    with prefect_api(), quiet_engine_logs():
         state = job(str(store_root), plan_id, unsafe, label=name.removeprefix("surge-"), return_state=True)
         wait_for_task_runs(state.state_details.flow_run_id, batches)
     if state.is_completed():

@@ -2,17 +2,22 @@
 
 Call ``configure_prefect()`` before importing ``prefect`` anywhere (settings are read at import):
 PREFECT_HOME stays inside the project's working directory, telemetry is off, and with no
-PREFECT_API_URL set Prefect starts its ephemeral server itself (no server to start by hand;
-~8 s for the first flow of a process). Tasks take batches, never single programs: a task run
-costs ~6 ms and ~4 KB of events, and the default thread pool is unbounded, so ``task_runner()`` caps
-it. With a Dask scheduler address the batches run on that cluster instead (prefect-dask).
+PREFECT_API_URL set, ``prefect_api()`` starts the app Prefect's ephemeral mode serves as a
+subprocess (no server to start by hand; ~6 s here, overlapped with the command's planning). Tasks
+take batches, never single programs: a task run costs ~6 ms and ~4 KB of events, and the default
+thread pool is unbounded, so ``task_runner()`` caps it. With a Dask scheduler address the batches run on that cluster instead (prefect-dask).
 """
 
 from __future__ import annotations
 
-import contextlib
+import atexit
+import importlib.util
 import os
-import threading
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,55 +67,97 @@ def task_runner(max_workers: int | None = None, dask_address: str | None = None)
     return ThreadPoolTaskRunner(max_workers=max_workers or default_workers())
 
 
-_prestarted: list[threading.Thread] = []
+class LocalApi:
+    """Prefect's API for this command: the app Prefect's ephemeral mode serves, as a subprocess on a free
+    loopback port, started the moment a command knows it will run a flow.
+
+    Prefect's own ephemeral start imports its server in the command's process first (about 4.5 s of CPU
+    here, on top of the subprocess's own start), then boots the subprocess: one command paid ~10 s before
+    its first task. Starting the subprocess directly overlaps its boot with the command's planning and
+    leaves the command's CPU to the work (bench/bench_orchestration.py measures the fixed cost).
+    """
+
+    def __init__(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/api"
+        self.log_path = Path(os.environ["PREFECT_HOME"]) / f"server-{self.port}.log"
+        self.keep_log = False
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect_package_dir().parent), "--factory",
+             "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port),
+             "--log-level", "error", "--lifespan", "on"],
+            env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
+                 "PREFECT__SERVER_FINAL": "1"},
+            stdout=subprocess.DEVNULL, stderr=self.log_path.open("wb"), start_new_session=True,
+        )  # fmt: skip
+        atexit.register(self.stop)
+
+    def wait_ready(self, timeout_s: float) -> None:
+        """Block until the server answers its health check; a server that died or never answers is ours."""
+        from pipeline.errors import EngineUnavailable
+
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.05)
+        tail = self.log_path.read_text(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        self.keep_log = True
+        raise EngineUnavailable(
+            f"Prefect's local API did not start on port {self.port}: {tail[0]}",
+            hint=f"see {self.log_path}; or point PREFECT_API_URL at a running `prefect server start`",
+        )
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        if not self.keep_log:
+            self.log_path.unlink(missing_ok=True)  # kept only to explain a failed start
+
+
+def prefect_package_dir() -> Path:
+    """Where prefect is installed, found without importing it (the import is what we avoid here)."""
+    spec = importlib.util.find_spec("prefect")
+    assert spec is not None and spec.submodule_search_locations, "prefect is not installed"
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+_local_api: list[LocalApi] = []
 
 
 def prestart_api() -> None:
-    """Start Prefect's ephemeral server in the background while the command plans (it takes seconds).
-
-    ``api_ready()`` joins it before the first flow: the server object is shared, and a second ``start``
-    while the first is still booting would return before the server answers."""
+    """Start this command's Prefect API now, in the background, unless PREFECT_API_URL names one."""
     configure_prefect()
-    from prefect.settings import PREFECT_API_URL
-
-    if _prestarted or PREFECT_API_URL.value():
+    if _local_api or os.environ.get("PREFECT_API_URL"):
         return
-
-    def start() -> None:
-        from prefect.server.api.server import SubprocessASGIServer
-
-        with contextlib.suppress(Exception):  # the flow's own start reports any failure, with its reason
-            SubprocessASGIServer().start()
-
-    _prestarted.append(threading.Thread(target=start, name="prefect-prestart", daemon=True))
-    _prestarted[0].start()
-
-
-def api_ready() -> None:
-    for thread in _prestarted:
-        thread.join()
+    _local_api.append(LocalApi())
 
 
 @contextmanager
-def api_for_workers(dask_address: str | None) -> Iterator[None]:
-    """Dask workers run the task engine in their own processes and must reach the same Prefect API.
-
-    With PREFECT_API_URL set (a `prefect server start` every host reaches, docs/scale-out.md) nothing is
-    needed. Without it, Prefect would start one ephemeral server per worker process (tens of seconds
-    each, and task runs recorded in the wrong database): the command's own ephemeral server is started
-    here and its URL travels to the workers in the settings Prefect sends with each task. That URL is on
-    127.0.0.1, so this only serves workers on this host (a local cluster, the tests).
-    """
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    if not dask_address or PREFECT_API_URL.value():
+def prefect_api() -> Iterator[None]:
+    """Run the flows inside with this command's API: PREFECT_API_URL's server if set, else the local one
+    (started now if no one prestarted it). Its URL also reaches Dask workers in the settings Prefect sends
+    with each task, so a local cluster records its task runs in the command's database."""
+    prestart_api()
+    if not _local_api:
         yield
         return
-    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    server = SubprocessASGIServer()
-    server.start(timeout=int(os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"]))
-    with temporary_settings({PREFECT_API_URL: server.api_url}):
+    api = _local_api[0]
+    api.wait_ready(float(os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"]))
+    with temporary_settings({PREFECT_API_URL: api.url}):
         yield
 
 

@@ -5,6 +5,7 @@
     ├── InputError              a whole input file is unusable (missing, unreadable)
     ├── SandboxUnavailable      no safe way to execute here (bwrap missing, Docker stopped)
     ├── SourceError             a source cannot be pulled (no mirror, LFS pointers, bad commit)
+    ├── EngineUnavailable       Prefect's API cannot be started or reached
     ├── StoreError              (pipeline.store) the Parquet store cannot be read or written
     └── LLMError                the LLM endpoint failed after retries
 
@@ -32,6 +33,10 @@ class InputError(SurgeError):
 
 
 class SandboxUnavailable(SurgeError):
+    pass
+
+
+class EngineUnavailable(SurgeError):
     pass
 
 

@@ -83,8 +83,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             hint="write one JSON program per line, e.g. "
             '{"language": "python", "source": "print(1)"} (docs/programs.md)',
         )
-    if not args.dask_address:
-        prestart_api()  # Prefect's server boots while the requests are planned and written
+    prestart_api()  # Prefect's API boots while the requests are planned and written
     planned = plan_requests(entries, profiles, limits, args.repeats, setting)
     requests = identify(planned, args.backend, args.unsafe)
     outcome = execute_requests(store, requests, args, "surge-run", unsafe=args.unsafe)

@@ -19,7 +19,9 @@ BIG_STDIN_BYTES = 50_000_000  # issue 10: a 50 MB stdin failed on Prefect's 512 
 def prefect_runs() -> tuple[list[Any], list[Any]]:
     from prefect.client.orchestration import get_client
 
-    with get_client(sync_client=True) as client:
+    from flows.runtime import prefect_api
+
+    with prefect_api(), get_client(sync_client=True) as client:  # the API the commands used
         return client.read_flow_runs(), client.read_task_runs()
 
 
@@ -90,3 +92,31 @@ def test_a_batch_that_fails_for_our_reasons_is_a_failed_task_and_a_non_zero_exit
     assert main([*argv, "--json"]) == 0  # the rerun runs only what is missing
     again = json.loads(capsys.readouterr().out)
     assert again["already_stored"] == 1 and again["written"] == 1
+
+
+def test_an_api_that_cannot_start_is_one_line_of_ours_and_no_verdict(tmp_path: Path) -> None:
+    """A real `surge run` whose Prefect API cannot open its database: exit 2, one line naming the API and
+    the fix, no traceback, no row (the program was never judged)."""
+    import os
+    import subprocess
+    import sys
+
+    programs = write_programs(tmp_path / "p.jsonl", ["print(1)"])
+    env = {
+        **os.environ,
+        "PREFECT_HOME": str(tmp_path / "prefect"),
+        "PREFECT_SERVER_DATABASE_CONNECTION_URL": "sqlite+aiosqlite:////nonexistent-dir/prefect.db",
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "60",
+    }
+    env.pop("PREFECT_API_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "run", str(programs), "--store", str(tmp_path / "store")],
+        capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parents[2], timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()[-1:]
+    assert (
+        line.startswith("surge run: error: Prefect's local API did not start") and "PREFECT_API_URL" in line
+    )
+    assert not (tmp_path / "store" / "runs").exists() or Store(tmp_path / "store").runs.count() == 0
