@@ -5,7 +5,8 @@ PREFECT_HOME stays inside the project's working directory, telemetry is off, and
 PREFECT_API_URL set, ``prefect_api()`` starts the app Prefect's ephemeral mode serves as a
 subprocess (no server to start by hand; ~6 s here, overlapped with the command's planning). Tasks
 take batches, never single programs: a task run costs ~6 ms and ~4 KB of events, and the default
-thread pool is unbounded, so ``task_runner()`` caps it. With a Dask scheduler address the batches run on that cluster instead (prefect-dask).
+thread pool is unbounded, so ``task_runner()`` caps it. With a Dask scheduler address the batches
+run on that cluster instead (prefect-dask).
 """
 
 from __future__ import annotations
