@@ -226,11 +226,15 @@ class BwrapBackend:
             return None, self.run_job(runner, request, files, run)
         compile_argv = spec.compile_argv(program, setting, profile)
         env = sandbox_env(profile)
-        key = cache_key(files, tool_version(compile_argv[0]), compile_argv, env)
+        # The command as the sandbox runs it (unsafe-local rewrites /app) and the backend are part of the
+        # key: a compile's diagnostics quote its paths, and one backend's compile is no other's.
+        final = (self.localize(compile_argv, runner), self.localize_env(env, runner))
+        key = cache_key(self.name, files, tool_version(compile_argv[0]), *final)
         cached = self.cache.get(key)
         if cached is None:
             compile_run, artifacts = self.compile(runner, request, spec, files, compile_argv, env)
-            self.cache.put(key, compile_run, artifacts)
+            if compile_run["status"] in CACHEABLE_COMPILE_STATUSES:
+                self.cache.put(key, compile_run, artifacts)
             origin = "compiled"
         else:
             compile_run, artifacts = cached["compile"], cached["artifacts"]
@@ -253,7 +257,10 @@ class BwrapBackend:
         ]
         reset = cached is not None
         runs = self.run_job(runner, request, restore if reset else [], run, reset=reset, raw=True)
-        self.memo.put(memo_key, runs)
+        if all(
+            r["status"] in SHAREABLE_RUN_STATUSES for r in runs
+        ):  # a limit hit is this moment's, not the binary's
+            self.memo.put(memo_key, runs)
         return compile_phase, [to_phase(r, run_verdict(r)) for r in runs]
 
     def compile(
@@ -518,12 +525,21 @@ def run_verdict(run: dict[str, Any]) -> Verdict:
     return STATUS_VERDICTS.get(run["status"], Verdict.SANDBOX_ERROR)
 
 
+# A compiler that ended by itself said something about the program; one that ended on a limit or a
+# sandbox failure said something about this machine at that moment, and is compiled again next time.
+CACHEABLE_COMPILE_STATUSES = frozenset({"ok", "runtime_error"})
+SHAREABLE_RUN_STATUSES = frozenset({"ok", "runtime_error", "signal"})
+
+
 def compile_verdict(run: dict[str, Any]) -> Verdict:
-    if run["status"] == "ok":
-        return Verdict.OK
-    if run["status"] == "exec_failed":
+    """ok; compile_error when the compiler refused (or crashed: an internal compiler error); a limit or
+    sandbox error as itself, never as the program's compile error."""
+    status = run["status"]
+    if status == "exec_failed":
         return Verdict.TOOLCHAIN_MISSING
-    return Verdict.SANDBOX_ERROR if run["status"] == "sandbox_error" else Verdict.COMPILE_ERROR
+    if status in ("runtime_error", "signal"):
+        return Verdict.COMPILE_ERROR
+    return STATUS_VERDICTS.get(status, Verdict.SANDBOX_ERROR)
 
 
 def to_phase(run: dict[str, Any], verdict: Verdict, note: str = "") -> PhaseResult:

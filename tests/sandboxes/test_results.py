@@ -66,6 +66,58 @@ def test_compile_cache_hit_and_identical_binaries_run_once(tmp_path: Path, backe
     assert again.label == "same\n" and again.run.verdict is Verdict.OK
 
 
+# 160,000 distinct template instantiations: about 6 s of g++ here, far beyond a 1 s compile limit.
+SLOW_TO_COMPILE = """#include <cstdio>
+template <int A, int B> struct P { static const long v = (P<A - 1, B>::v + P<A, B - 1>::v) % 1000003; };
+template <int B> struct P<0, B> { static const long v = 1; };
+template <int A> struct P<A, 0> { static const long v = 1; };
+int main() { std::printf("%ld\\n", P<400, 400>::v); }
+"""
+
+
+def test_a_compile_that_ends_on_a_limit_is_not_a_compile_error_and_not_cached(
+    tmp_path: Path, backend: object
+) -> None:
+    from pipeline.records import Limits, PhaseLimits
+    from sandboxes.backends.bwrap import BwrapBackend
+
+    program = Program.single("cpp", SLOW_TO_COMPILE, protocol="compile_then_run")
+    tight = Limits(compile=PhaseLimits(cpu_s=1.0, wall_s=2.0), run=PhaseLimits())
+    with BwrapBackend(cache_dir=tmp_path) as first:
+        starved = next(iter(first.run_batch([request(program, limits=tight)])))
+    assert starved.verdict in (Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT), starved.compile
+    assert not list((tmp_path / "entries").glob("*.json"))  # nothing cached for next time
+    with BwrapBackend(cache_dir=tmp_path) as second:
+        fed = next(iter(second.run_batch([request(program, limits=Limits())])))
+    assert fed.verdict is Verdict.OK and fed.label == "532632\n"
+    assert "compile cache hit" not in fed.compile.detail
+
+
+def test_an_unsafe_compile_is_never_served_to_a_bwrap_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: object
+) -> None:
+    import shutil
+
+    import sandboxes.backends.bwrap as bwrap_module
+
+    program = Program.single("c", "int main(void) { return x; }\n", protocol="compile_then_run")
+    real_which = shutil.which
+    with monkeypatch.context() as patch:
+        patch.setattr(
+            bwrap_module.shutil,
+            "which",
+            lambda tool, **kw: None if tool == "bwrap" else real_which(tool, **kw),
+        )
+        with bwrap_module.BwrapBackend(unsafe=True, cache_dir=tmp_path) as unsafe:
+            assert unsafe.name == "unsafe-local"
+            local = next(iter(unsafe.run_batch([request(program)])))
+    assert local.verdict is Verdict.COMPILE_ERROR and "surge-unsafe-" in local.compile.stderr
+    with bwrap_module.BwrapBackend(cache_dir=tmp_path) as sandboxed:
+        boxed = next(iter(sandboxed.run_batch([request(program)])))
+    assert "compile cache hit" not in boxed.compile.detail
+    assert "/app/test.c" in boxed.compile.stderr and "surge-unsafe-" not in boxed.compile.stderr
+
+
 def test_compose_label_protocols() -> None:
     warn = PhaseResult(stdout="", stderr="w: careful\n", verdict=Verdict.OK)
     fail = PhaseResult(stderr="e: broken\n", exit_code=1, verdict=Verdict.COMPILE_ERROR)
