@@ -96,6 +96,7 @@ def judge(
         first.label.rstrip("\n"),
         features,
         run_ref(first, repeats=max(len(runs), first.repeats), distinct=distinct),
+        domain=item.domain,  # the sc/tc prompt opens with it
     )
     return _outcome(config, item, "kept", "", (made.row_id,), run_ids), [made]
 

@@ -55,6 +55,7 @@ def row(
     run: RunRef,
     auto_approved: bool = False,
     recorded_llm: bool = False,
+    domain: str | None = None,
 ) -> DatasetRow:
     spec = subset_spec(item.subset)
     return DatasetRow(
@@ -69,4 +70,5 @@ def row(
         construction=spec.construction.value,
         auto_approved=auto_approved,
         recorded_llm=recorded_llm,
+        domain=domain,
     )

@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.build.plan import plan_items
 from pipeline.build.records import BuildConfig
+from pipeline.scoring.metrics import script_metric
 from pipeline.templates import DR, SCRIPT_TEMPLATES, instance_rng
 from pipeline.templates.released import released_templates
 from sources.surge_release import load_release
@@ -42,6 +43,10 @@ def test_every_script_runs_on_sampled_arguments(template, tmp_path) -> None:
         )
         assert done.returncode == 0, (argv, done.stderr[-500:])
         assert done.stdout.strip()
+        # A perfect prediction scores full marks under the metric SURGE picks by the script's name: an
+        # output the metric cannot parse (a sort script printing 'swaps=3') would score every model 0.
+        label = done.stdout.rstrip("\n")
+        assert script_metric(template.fid)[1](label, label) == 1.0, (template.fid, label[:200])
 
 
 def test_snippet_holes_are_all_filled() -> None:
