@@ -22,3 +22,11 @@ def test_every_command_offers_json() -> None:
     for name in COMMANDS:
         example = shlex.split(load_command(name).EXAMPLE)[1:]
         assert parser.parse_args([*example, "--json"]).json is True
+
+
+def test_the_readme_lists_every_command() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    missing = [name for name in COMMANDS if f"| `surge {name}" not in readme]
+    assert missing == []
