@@ -1,12 +1,15 @@
 """Docker tests run against the real engine and the real images, built here when missing.
 
-The minimal set (surge/base + cpp + python for bookworm) is built by `dockerfiles/build.sh --minimal`
-when absent (a few minutes, from Debian's archive); where that cannot work (no engine, not root, no
-archive) the tests skip and name `make images`.
+Every image a test uses is built by `dockerfiles/build.sh` when absent (the base from Debian's archive
+with debootstrap, then each family: under a minute each here, docs/docker.md), under a lock so two test
+processes never build one image twice; build.sh skips an image whose inputs are unchanged, so a second run
+costs nothing. Where building cannot work (no engine, not root, no archive; the Lean image needs GitHub)
+the tests skip and name what is missing.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -65,16 +68,7 @@ def ensure_images(suite: str, tags: tuple[str, ...]) -> None:
     missing = build_prerequisite_missing(suite)
     if missing:
         pytest.skip(f"the Docker images are not built and cannot be here ({missing}): run `make images`")
-    for _attempt in range(2):  # the build downloads from Debian's archive: one retry for a network hiccup
-        build = subprocess.run(
-            ["bash", str(REPO_ROOT / "dockerfiles" / "build.sh"), "--minimal", suite],
-            capture_output=True,
-            text=True,
-            timeout=BUILD_TIMEOUT_S,
-        )
-        if build.returncode == 0:
-            return
-    raise AssertionError(f"build.sh --minimal {suite} failed:\n{build.stdout}\n{build.stderr}")
+    build_images(suite, [tag.removeprefix("surge/").split(":")[0] for tag in tags])
 
 
 def build_prerequisite_missing(suite: str) -> str:
@@ -98,8 +92,36 @@ def docker_backend(surge_images: None, tmp_path_factory: pytest.TempPathFactory)
         yield backend
 
 
-def unbuilt_image_reason(image: str) -> str:
-    """Why a test skips for an image that is not built, and how to get it."""
-    if "/lean4:" in image:
-        return f"image {image} is not built: Lean 4 comes from GitHub (elan): `make images` with GitHub"
-    return f"image {image} is not built (`make images`)"
+def ensure_image(image: str) -> None:
+    """Build surge/<family>:<suite> now if it is absent, or skip naming what this machine lacks for it."""
+    if not engine_running():
+        pytest.skip("needs a running Docker engine (`docker info` failed)")
+    if image_present(image):
+        return
+    family, suite = image.removeprefix("surge/").split(":")
+    if family == "lean4":
+        pytest.skip(f"image {image} is not built: Lean 4 and Mathlib come from GitHub (elan, lake), "
+                    "which this machine cannot reach: `make images` where GitHub is reachable")  # fmt: skip
+    missing = build_prerequisite_missing(suite)
+    if missing:
+        pytest.skip(f"image {image} is not built and cannot be here ({missing}): run `make images`")
+    lock_path = REPO_ROOT / ".surge" / "image-build.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another test process may be building the same image
+        if image_present(image):
+            return
+        build_images(suite, [family])
+
+
+def build_images(suite: str, families: list[str]) -> None:
+    for _attempt in range(2):  # the build downloads from Debian's archive: one retry for a network hiccup
+        build = subprocess.run(
+            ["bash", str(REPO_ROOT / "dockerfiles" / "build.sh"), "--suites", suite, *families],
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
+        if build.returncode == 0:
+            return
+    raise AssertionError(f"build.sh --suites {suite} {families} failed:\n{build.stdout}\n{build.stderr}")

@@ -20,7 +20,7 @@ from pipeline.records import (
 )
 from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT
 from tests.conftest import REPO_ROOT
-from tests.docker.conftest import unbuilt_image_reason
+from tests.docker.conftest import ensure_image
 
 PROFILE = EnvironmentProfile(name="default")
 FAST_LIMITS = Limits(run=PhaseLimits(cpu_s=2, wall_s=4, memory_mib=256, processes=32, output_bytes=64 << 10))
@@ -157,8 +157,7 @@ def test_every_built_image_passes_its_languages_self_test(docker_backend: Any, l
     from sandboxes.backends.docker import image_for
 
     image = image_for(language, PROFILE)
-    if docker_backend.image_facts(image) is None:
-        pytest.skip(unbuilt_image_reason(image))
+    ensure_image(image)
     spec = REGISTRY[language]
     request = RunRequest(program=Program.single(language, spec.self_test), profile=PROFILE)
     result = next(iter(docker_backend.run_batch([request])))

@@ -21,7 +21,7 @@ from pipeline.records import (
     RunResult,
 )
 from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT
-from tests.docker.conftest import unbuilt_image_reason
+from tests.docker.conftest import ensure_image
 
 PROFILE = EnvironmentProfile(name="default")
 LIMITS = Limits(run=PhaseLimits(cpu_s=5, wall_s=20, memory_mib=512))
@@ -101,9 +101,7 @@ def test_every_language_both_have_agrees_on_its_self_test(both: tuple[Any, Any],
     from sandboxes.toolchains import find_tool
 
     spec = REGISTRY[language]
-    docker = both[1]
-    if docker.image_facts(image_for(language, PROFILE)) is None:
-        pytest.skip(unbuilt_image_reason(image_for(language, PROFILE)))
+    ensure_image(image_for(language, PROFILE))
     missing = [tool for tool in spec.tools(ExecutionSetting(), PROFILE) if find_tool(tool) is None]
     if missing:
         pytest.skip(f"needs `{missing[0]}` on the host for bwrap: {spec.install_hint(missing[0])}")
