@@ -61,6 +61,12 @@ def snippet_item(config: BuildConfig, index: int) -> BuildItem:
     return _item(config, index, template.name, template.note, "library", text, program)
 
 
+def template_item(config: BuildConfig, index: int, name: str, program: Program, where: str) -> BuildItem:
+    """A subset file's own template instance (SubsetSpec.plan_item): ``where`` names the template's code."""
+    text = program.files[0].content
+    return _item(config, index, name, where, "library", text, program)
+
+
 def _item(
     config: BuildConfig, index: int, name: str, domain: str, origin: str, text: str, program: Program
 ) -> BuildItem:
@@ -146,7 +152,11 @@ def repository_items(config: BuildConfig, start: int, count: int) -> list[BuildI
 
 def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
     from pipeline.build.refactor import SOURCES
+    from pipeline.subsets import subset_spec
 
+    spec = subset_spec(config.subset)
+    if spec.plan_item is not None:  # a subset that plans itself (e.g. pyver): no table to extend here
+        return [spec.plan_item(config, index) for index in range(start, start + count)]
     if config.subset == "rl":
         return repository_items(config, start, count)
     if config.subset in SOURCES:

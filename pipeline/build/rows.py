@@ -24,11 +24,14 @@ def script_question(program: Program) -> str:
 def upstream(item: BuildItem, seed: int) -> UpstreamRef:
     library = item.template_origin == "library"
     folder = "snippets" if item.subset == "dr" else f"scripts/{item.subset}"
+    path = f"pipeline/templates/{folder}/{item.template}" if library else f"fid:{item.template}"
+    if subset_spec(item.subset).plan_item is not None:  # a subset's own templates: its file says where
+        path = item.domain
     return UpstreamRef(
         source=TEMPLATE_SOURCE if library else "surge_release",
         repo=TEMPLATE_REPO if library else RELEASE_REPO,
         commit=item.template_digest,
-        path=f"pipeline/templates/{folder}/{item.template}" if library else f"fid:{item.template}",
+        path=path,
         key=f"{item.subset}-s{seed}-{item.index:05d}",
         item_id=item.item_id,
         licence="project" if library else "none stated",

@@ -17,6 +17,7 @@ from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, o
 from pipeline.dataset import DatasetRow, dataset_table
 from pipeline.review.queue import ReviewQueue
 from pipeline.store import Store
+from pipeline.subsets import subset_spec
 
 
 def outcomes(store: Store, build_key: str) -> dict[str, BuildOutcome]:
@@ -37,7 +38,8 @@ def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, int]
     items = [item for item in read_batch(store, config.build_key, batch) if item.item_id not in done]
     if not items:
         return {"kept": 0, "dropped": 0, "sandbox_errors": 0, "skipped": 1}
-    step = {
+    own = subset_spec(config.subset).build_batch  # a subset that builds itself (e.g. pyver)
+    step = own or {
         "dr": dr.build_snippets,
         "sc": manual.build_scripts,
         "tc": manual.build_scripts,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from pipeline.dataset import DatasetRow
 from pipeline.export.prompts import load_template
-from pipeline.subsets import REGISTRY
+from pipeline.subsets import REGISTRY, RELEASED
 from sources.registry import SOURCES
 
 # What each upstream licence means for this export (sources/samples/*/README.txt, sources/registry.py).
@@ -111,7 +111,13 @@ def defects(subsets: Sequence[str], faithful: bool) -> list[str]:
         "reproduced (`--faithful`)" if faithful else "corrected (the default; `--faithful` reproduces them)"
     )
     lines = [f"Prompt defects of the release, {mode}:", ""]
-    lines += [f"- {defect}" for s in subsets for defect in load_template(s).defects]
+    lines += [f"- {defect}" for s in subsets if s in RELEASED for defect in load_template(s).defects]
+    ours = [s for s in subsets if s not in RELEASED]
+    if ours:  # no released prompt to be faithful to: the generic template (export/templates/generic.v1.json)
+        lines += [
+            "",
+            f"Subsets of ours, not in SURGE's release (generic prompt template): {', '.join(ours)}.",
+        ]
     return [*lines, ""]
 
 

@@ -63,9 +63,14 @@ class Prompts(Frozen):
     sys_3shot: str
 
 
+GENERIC = "generic"  # the template of a subset of ours (SubsetSpec.upstream_release False), e.g. pyver
+
+
 @cache
 def load_template(subset: str, version: int = TEMPLATE_VERSION) -> PromptTemplate:
     path = TEMPLATES / f"{subset}.v{version}.json"
+    if not path.exists() and not subset_spec(subset).upstream_release:
+        path = TEMPLATES / f"{GENERIC}.v{version}.json"  # its own file, if it ships one, comes first
     if not path.exists():
         raise InputError(f"no prompt template {path.name}", hint=f"add {path} (see the other subsets')")
     return PromptTemplate.model_validate(json.loads(path.read_text(encoding="utf-8")))
@@ -75,6 +80,7 @@ SLOT_SOURCES = {
     "run_instruction": "custom_features.run_instruction",
     "domain": "DatasetRow.domain (the script's domain, e.g. 'pde')",
     "compiler": "custom_features.key like 'g++-C++17--O2'",
+    "setting": "custom_features.environment or .key (generic template: what the program runs with)",
 }
 
 
@@ -104,6 +110,8 @@ def slot_values(row: DatasetRow, template: PromptTemplate, faithful: bool) -> di
         values["run_instruction"] = str(row.custom_features["run_instruction"])
     if row.domain is not None:
         values["domain"] = row.domain
+    if setting := row.custom_features.get("environment") or row.custom_features.get("key"):
+        values["setting"] = str(setting)
     return values
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from pydantic import Field
 
@@ -82,6 +83,14 @@ class SubsetSpec:
     few_shot_examples: int  # examples in sys_3shot (3, but 4 in bg and 6 in dr)
     to_program: ToProgram  # how a released record becomes a program (the subset's run protocol)
     category_in_release: int | None = None  # what the released file says, where it differs (cl: 1)
+    # False for a subset of ours (e.g. pyver): the release-facing parts (the release's audit, the card's
+    # facts about SURGE's eight subsets, the released prompt templates) leave it out.
+    upstream_release: bool = True
+    # A subset that builds itself (docs/build.md "Adding a subset"): plan_item(config, index) -> BuildItem
+    # and build_batch(store, config, items) -> (outcomes, candidate rows, sandbox errors). Typed loosely:
+    # the build's records live in a later module (pipeline/build), imported lazily by the subset's file.
+    plan_item: Callable[[Any, int], Any] | None = None
+    build_batch: Callable[[Any, Any, list[Any]], tuple[list[Any], list[Any], int]] | None = None
 
     @property
     def released_category(self) -> int:

@@ -1,0 +1,85 @@
+"""A differential across environment profiles: dr's filter with profiles in place of compiler settings.
+
+Every item runs twice under each profile (one sandbox batch for all). An item is dropped, with the
+reason, if a run fails or hits a limit, if an output changes between repeats, or if every profile prints
+the same label; a kept item gives one row per distinct label, keyed (``custom_features.key``) by the
+first profile, in the given order, that printed it. Used by subsets that build themselves (pyver).
+"""
+
+from __future__ import annotations
+
+from pipeline.build.execute import execute
+from pipeline.build.manual import _outcome
+from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
+from pipeline.build.rows import row, run_ref
+from pipeline.dataset import DatasetRow
+from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
+from pipeline.store import Store
+from sandboxes.profiles import get_profile
+
+LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=20.0))
+
+
+def build_differential(
+    store: Store, config: BuildConfig, items: list[BuildItem], profiles: tuple[str, ...]
+) -> tuple[list[BuildOutcome], list[DatasetRow], int]:
+    chosen = [get_profile(name) for name in profiles]
+    requests = [
+        RunRequest(program=item.program(), profile=profile, limits=LIMITS, repeats=2)
+        for item in items
+        for profile in chosen
+    ]
+    # Profiles with images run on Docker (pipeline/audit/profiles.py says the same for the audit).
+    backend = "docker" if any(p.image for p in chosen) else config.backend
+    results = execute(store, requests, backend, config.unsafe, config.workers) if requests else []
+    outcomes: list[BuildOutcome] = []
+    rows: list[DatasetRow] = []
+    errors = 0
+    for position, item in enumerate(items):
+        runs = dict(
+            zip(profiles, results[position * len(profiles) : (position + 1) * len(profiles)], strict=True)
+        )
+        if any(r.verdict is Verdict.SANDBOX_ERROR for r in runs.values()):
+            errors += 1
+            continue
+        outcome, made = judge(config, item, runs)
+        outcomes.append(outcome)
+        rows += made
+    return outcomes, rows, errors
+
+
+def environment(run: RunResult) -> str:
+    """What the prompt says the program runs with, e.g. 'Python 3.11.2 (profile current)'."""
+    versions = "; ".join(run.provenance.toolchain_versions.values())
+    return f"{versions} (profile {run.provenance.profile})" if versions else run.provenance.profile
+
+
+def judge(
+    config: BuildConfig, item: BuildItem, runs: dict[str, RunResult]
+) -> tuple[BuildOutcome, list[DatasetRow]]:
+    run_ids = tuple(run.run_id for run in runs.values())
+    for name, run in runs.items():
+        reason = ""
+        if run.verdict is not Verdict.OK:
+            reason = f"{run.verdict.value} under {name}"
+        elif run.distinct_outputs > 1:
+            reason = f"non-deterministic: the output changes between repeats under {name}"
+        if reason:
+            return _outcome(config, item, "dropped", reason, (), run_ids), []
+    first_key: dict[str, str] = {}
+    for name, run in runs.items():
+        first_key.setdefault(run.label.rstrip("\n"), name)
+    if len(first_key) == 1:
+        return _outcome(config, item, "dropped", "same output under every profile", (), run_ids), []
+    made = [
+        row(
+            item,
+            config.seed,
+            item.program().files[0].content,
+            label,
+            {"key": name, "environment": environment(runs[name]), "template": item.template},
+            run_ref(runs[name]),
+        )
+        for label, name in first_key.items()
+    ]
+    return _outcome(config, item, "kept", "", tuple(r.row_id for r in made), run_ids), made
