@@ -7,7 +7,7 @@ from typing import Any
 
 from pipeline.commands.common import add_store_argument
 from pipeline.errors import ConfigurationError
-from pipeline.subsets import REGISTRY
+from pipeline.subsets import REGISTRY, RELEASED
 
 HELP = "build benchmark subsets (sc, tc, dr from templates; ml, bg by LLM refactor) into the dataset table"
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
@@ -17,7 +17,10 @@ BUILDABLE = {"sc", "tc", "dr", "ml", "bg", "rl"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("subsets", nargs="*", help=f"subsets to build (default: all: {' '.join(REGISTRY)})")
+    ours = " ".join(name for name in REGISTRY if name not in RELEASED)
+    parser.add_argument(
+        "subsets", nargs="*", help=f"subsets to build (default SURGE's: {' '.join(RELEASED)}; ours: {ours})"
+    )
     add_store_argument(parser)
     parser.add_argument("--n", type=int, default=None, help="rows per subset (default: SURGE's Table 1 size)")
     parser.add_argument("--seed", type=int, default=0, help="same seed, same instances, row for row")
@@ -53,7 +56,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     from flows.build_subset import run_build
     from pipeline.build.records import BuildConfig
 
-    names = args.subsets or list(REGISTRY)
+    names = args.subsets or list(RELEASED)  # subsets of ours (pyver) only when named
     unknown = [name for name in names if name not in REGISTRY]
     if unknown:
         raise ConfigurationError(f"unknown subset {unknown[0]!r}", hint=f"use some of: {', '.join(REGISTRY)}")

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.audit.rows import AuditRow
+from pipeline.build.manual import time_bin
 from pipeline.cli import main
 from pipeline.dataset import read_rows
 from pipeline.store import Store
@@ -51,3 +53,15 @@ def test_build_export_audit_reproduces_every_label(
             assert counts["reproduced"] == counts["labels"], (subset, profile, counts["counts"])
             assert counts["mean_score"] == 1.0, (subset, counts)  # each label scores full marks on itself
         assert summary["unexplained"] == summary["not_run"] == summary["refused"] == 0
+
+    # tc's time is a measurement, not part of the label: the audit's CPU time of each tc program must fall
+    # in the bin the build recorded, or within a factor of 3 of the recorded median (a loaded machine
+    # moves times across a bin edge; a wrong time, e.g. a 30-fold slower run, still fails).
+    rows = Store(tmp_path / "audit").table("audit", AuditRow, "audit_id").records()
+    timed = [row for row in rows if row.subset == "tc"]
+    assert len(timed) == len(exported["tc"])
+    for row in timed:
+        features = exported["tc"][row.index]["custom_features"]
+        median = features["cpu_s_median"]
+        in_bin = time_bin(row.cpu_s) == features["time_bin"]
+        assert in_bin or median / 3 <= row.cpu_s <= median * 3, (row.location, row.cpu_s, features)
