@@ -4,6 +4,7 @@ end by `surge build pyver`, exported with the generic prompt and audited under e
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 from pathlib import Path
 
@@ -62,3 +63,44 @@ def test_build_export_audit_each_label_reproduces_under_its_own_profile_only(tmp
             row.profile,
             row.audit_class,
         )
+
+
+def test_a_subset_of_ours_exports_with_the_generic_prompt_and_reads_back(tmp_path: Path) -> None:
+    # No Docker: rows as the build writes them, exported, then read by the audit's reader.
+    from pipeline.dataset import DatasetRow, RunRef, UpstreamRef, write_rows
+    from pipeline.subsets import subset_spec
+    from sources.surge_release import load_release
+
+    def made(index: int, key: str, gt: str) -> DatasetRow:
+        text = pyver.TEMPLATES[0][1](random.Random(index))
+        upstream = UpstreamRef(source="t", repo="r", commit="c", path="p", key=f"pyver-{index}")
+        return DatasetRow(
+            subset="pyver",
+            category=9,
+            question=text,
+            gt=gt,
+            custom_features={"key": key, "environment": f"Python {key}", "template": "int_enum"},
+            upstream=upstream,
+            run=RunRef(run_id=f"run{index}", profile=key, backend="docker"),
+            label_origin="executed",
+            construction="manual_implementation",
+        )
+
+    rows = [made(i, key, f"{key} {i}") for i in range(4) for key in pyver.PROFILES]
+    write_rows(Store(tmp_path / "store"), rows)
+    assert main(["export", str(tmp_path / "store"), str(tmp_path / "out")]) == 0
+    exported = json.loads((tmp_path / "out" / "dataset" / "pyver.json").read_text())
+    assert len(exported) == 8 and list(exported[0]["custom_features"]) == list(pyver.SPEC.feature_keys)
+    first = exported[0]
+    assert f"It is run with Python {first['custom_features']['key']}." in first["sys_0shot"]
+    assert (
+        first["sys_3shot"].startswith(first["sys_cot"]) and "Following are 3 examples" in first["sys_3shot"]
+    )
+    # Examples come from the same profile's pool (generic template pools by key), never the row itself.
+    shots = first["sys_3shot"][len(first["sys_cot"]) :]
+    shown = [record["gt"] for record in exported if f"Output:\n{record['gt']}\n" in shots]
+    assert len(shown) == 3 and first["gt"] not in shown
+    assert all(gt.startswith(f"{first['custom_features']['key']} ") for gt in shown)
+    records, bad = load_release(tmp_path / "out" / "dataset")
+    assert bad == [] and [r.subset for r in records] == ["pyver"] * 8
+    assert subset_spec("pyver").to_program(records[0]).program.files[0].content == first["question"]
