@@ -18,8 +18,23 @@ from pipeline.store import Store
 REPO = Path(__file__).resolve().parents[2]
 
 
+ITEMS = 30  # 15 batches of about 0.2 s each: the interrupt lands mid-build, not after the last batch
+
+
 def _surge(store: Path, *extra: str) -> subprocess.Popen:
-    args = ["build", "sc", "--n", "6", "--seed", "3", "--batch-size", "2", "--store", str(store), *extra]
+    args = [
+        "build",
+        "sc",
+        "--n",
+        str(ITEMS),
+        "--seed",
+        "3",
+        "--batch-size",
+        "2",
+        "--store",
+        str(store),
+        *extra,
+    ]
     code = "import sys; from pipeline.cli import main; sys.exit(main(sys.argv[1:]))"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=REPO, env=env, stdout=subprocess.PIPE)
@@ -37,7 +52,7 @@ def test_sigint_after_the_first_batch_then_a_rerun_gives_the_uninterrupted_rows(
     process.send_signal(signal.SIGINT)
     process.wait(timeout=120)
     assert process.returncode != 0
-    assert len(list(outcome_table(Store(interrupted)).records())) < 6  # stopped part way
+    assert len(list(outcome_table(Store(interrupted)).records())) < ITEMS  # stopped part way
     assert _surge(interrupted).wait(timeout=300) == 0
     assert _surge(tmp_path / "whole").wait(timeout=300) == 0
 
@@ -46,4 +61,4 @@ def test_sigint_after_the_first_batch_then_a_rerun_gives_the_uninterrupted_rows(
 
     assert content(interrupted) == content(tmp_path / "whole")
     outcomes = [o.item_id for o in outcome_table(Store(interrupted)).records()]
-    assert len(outcomes) == len(set(outcomes)) == 6  # every item decided once: nothing ran twice
+    assert len(outcomes) == len(set(outcomes)) == ITEMS  # every item decided once: nothing ran twice
