@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -85,14 +86,17 @@ class LocalApi:
         self.url = f"http://127.0.0.1:{self.port}/api"
         self.log_path = Path(os.environ["PREFECT_HOME"]) / f"server-{self.port}.log"
         self.keep_log = False
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect_package_dir().parent), "--factory",
-             "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port),
-             "--log-level", "error", "--lifespan", "on"],
-            env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
-                 "PREFECT__SERVER_FINAL": "1"},
-            stdout=subprocess.DEVNULL, stderr=self.log_path.open("wb"), start_new_session=True,
-        )  # fmt: skip
+        # Its own session, so a Ctrl-C reaches the command (which records the flow as crashed through this
+        # server) and not the server; it still dies with the command, even a command killed by SIGKILL.
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect_package_dir().parent), "--factory",
+                 "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port),
+                 "--log-level", "error", "--lifespan", "on"],
+                env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
+                     "PREFECT__SERVER_FINAL": "1"},
+                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, preexec_fn=die_with_parent,
+            )  # fmt: skip
         atexit.register(self.stop)
 
     def wait_ready(self, timeout_s: float) -> None:
@@ -125,6 +129,14 @@ class LocalApi:
                 self.process.kill()
         if not self.keep_log:
             self.log_path.unlink(missing_ok=True)  # kept only to explain a failed start
+
+
+def die_with_parent() -> None:
+    """In the child before exec: the kernel sends SIGTERM when the process that started it dies."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def prefect_package_dir() -> Path:

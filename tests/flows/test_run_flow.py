@@ -120,3 +120,34 @@ def test_an_api_that_cannot_start_is_one_line_of_ours_and_no_verdict(tmp_path: P
         line.startswith("surge run: error: Prefect's local API did not start") and "PREFECT_API_URL" in line
     )
     assert not (tmp_path / "store" / "runs").exists() or Store(tmp_path / "store").runs.count() == 0
+
+
+@pytest.mark.slow
+def test_the_api_server_dies_with_its_command_even_on_sigkill(tmp_path: Path, require_bwrap: None) -> None:
+    """A command killed outright (no atexit) leaves no Prefect server behind: the kernel ends it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    programs = write_programs(tmp_path / "p.jsonl", ["import time; time.sleep(60)"])
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    env.pop("PREFECT_API_URL", None)
+    command = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "run", str(programs), "--store", str(tmp_path / "store")],
+        env=env, cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    servers: list[psutil.Process] = []
+    while not servers:
+        assert time.monotonic() < deadline and command.poll() is None, "no API server started"
+        time.sleep(0.2)
+        servers = [p for p in psutil.Process(command.pid).children() if "uvicorn" in " ".join(p.cmdline())]
+    command.send_signal(signal.SIGKILL)
+    command.wait(timeout=10)
+    gone, alive = psutil.wait_procs(servers, timeout=15)
+    assert alive == [], [p.cmdline() for p in alive]
