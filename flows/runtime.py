@@ -132,7 +132,8 @@ class LocalApi:
 
 
 def die_with_parent() -> None:
-    """In the child before exec: the kernel sends SIGTERM when the process that started it dies."""
+    """In the child before exec: the kernel sends SIGTERM when the thread that started it ends, which is
+    the command's main thread (prestart_api and prefect_api run there), so when the command dies."""
     import ctypes
 
     PR_SET_PDEATHSIG = 1
