@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 
 demo: setup
 	$(SURGE) run examples/programs.jsonl --store .surge/demo-store --repeats 2
-	$(SURGE) build sc tc dr ml bg rl --n 3 --batch-size 3 --language python --language python3 --auto-approve --store .surge/demo-store
+	$(SURGE) build sc tc dr ml cl bg rl --n 3 --batch-size 3 --language python --language python3 --auto-approve --store .surge/demo-store
 	$(SURGE) stats --store .surge/demo-store
 
 test: setup

@@ -39,6 +39,9 @@ class Source:
     paths: tuple[str, ...]  # globs, relative to the repository root, of the files `read` uses
     read: Reader
     description: str = ""
+    # The bundled sample (sources/samples/<samples>) standing in for the folder of the first path
+    # (mceval: samples/mceval is the repository's data/); "" if no sample has records to read.
+    samples: str = ""
 
     @property
     def upstream_repo(self) -> str:

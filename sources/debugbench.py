@@ -67,6 +67,7 @@ SOURCE = Source(
     licence="Apache-2.0",
     kind="git",
     paths=("benchmark/*.json",),
+    samples="debugbench",
     read=read,
     description="DebugBench buggy/oracle LeetCode programs, 51 shards (SURGE bg)",
 )

@@ -44,6 +44,7 @@ SOURCE = Source(
     licence="MIT",
     kind="git",
     paths=("datasets/*.jsonl",),
+    samples="goedel-prover",
     read=read,
     description="Goedel-Prover evaluation problems (miniF2F, ...), Lean 4 with Mathlib",
 )

@@ -21,6 +21,8 @@ TITLE = re.compile(
     r"^##\s*(?:题目地址|Problem)\s*[（(]\s*(?:(?P<number>\d+)\.\s*)?(?P<title>.+?)\s*[)）]\s*$"
 )
 STATEMENT_HEADINGS = ("题目描述", "problem description", "description")
+KEYWORD_HEADINGS = ("前置知识", "prerequisites", "pre-knowledge")
+LIST_ITEM = re.compile(r"^\s*[-*]\s+(?:\[(?P<linked>[^\]]+)\]\([^)]*\)|(?P<plain>.+?))\s*$")
 FENCE = re.compile(r"^\s*```\s*(?P<info>[^`\s]*)")
 
 
@@ -62,6 +64,15 @@ def statement_of(sections: list[tuple[str, list[str]]]) -> str:
     return ""
 
 
+def keywords_of(sections: list[tuple[str, list[str]]]) -> list[str]:
+    """The write-up's own topic list (its prerequisites section: `- [位运算](...)` or `- 动态规划`)."""
+    for heading, lines in sections:
+        if heading.lower() in KEYWORD_HEADINGS:
+            found = (LIST_ITEM.match(line) for line in lines)
+            return [m["linked"] or m["plain"] for m in found if m]
+    return []
+
+
 def parse_write_up(relative: str, text: str) -> dict[str, Any] | None:
     """The fields of one write-up, or None if it has neither a statement nor any code."""
     name = FILE_NAME.match(Path(relative).name)
@@ -84,6 +95,7 @@ def parse_write_up(relative: str, text: str) -> dict[str, Any] | None:
         "title": title_match["title"] if title_match else " ".join(w.capitalize() for w in slug.split("-")),
         "natural_language": "en" if name and name["english"] else "zh",
         "statement": statement,
+        "keywords": keywords_of(sections),
         "solutions": [{k: v for k, v in s.items() if k != "tag"} for s in solutions],
     }
 
@@ -108,6 +120,7 @@ SOURCE = Source(
     licence="CC-BY-NC-ND-4.0",
     kind="git",
     paths=("problems/*.md",),
+    samples="azl397985856-leetcode/problems",
     read=read,
     description="LeetCode solution write-ups, zh and en (SURGE cl); non-commercial, no derivatives",
 )

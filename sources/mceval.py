@@ -55,6 +55,7 @@ SOURCE = Source(
     licence="CC-BY-SA-4.0",
     kind="git",
     paths=("data/*.jsonl",),
+    samples="mceval",
     read=read,
     description="McEval generation tasks, 40 languages (SURGE ml)",
 )

@@ -197,6 +197,7 @@ SOURCE = Source(
     licence="no licence stated upstream",
     kind="git",
     paths=("dataset/*.json",),
+    samples="surge-released",
     read=read,
     description="SURGE's released 1,160 records with their labels (for `surge audit`, build and export)",
 )

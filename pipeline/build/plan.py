@@ -87,6 +87,7 @@ def upstream_items(config: BuildConfig) -> list[SourceItem]:
     """Refactor subsets: the sources' items, stratified by language (round robin over languages, each
     language's items in a seeded order), so any prefix is as balanced across languages as it can be."""
     from pipeline.build.refactor import SOURCES, sample_items
+    from pipeline.refactor.methods import method_for
 
     names = SOURCES[config.subset]
     if config.items == "samples":
@@ -98,7 +99,8 @@ def upstream_items(config: BuildConfig) -> list[SourceItem]:
     wanted = {name.lower() for name in config.languages}
     groups: dict[str, list[SourceItem]] = {}
     for item in sorted(items, key=lambda i: (i.source, i.key)):
-        language = (item.upstream_language or "").lower()
+        # a LeetCode write-up names no language: the solution the refactor will use decides
+        language = (item.upstream_language or method_for(item).language(item).value).lower()
         if not wanted or language in wanted or (item.language and item.language.value in wanted):
             groups.setdefault(language, []).append(item)
     for language, group in groups.items():

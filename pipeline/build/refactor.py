@@ -1,4 +1,4 @@
-"""Iterative refactor (ml and bg; cl is not wired yet): the existing refactor stack, then rows.
+"""Iterative refactor (ml, cl and bg): the existing refactor stack, then rows.
 
 Per batch: each upstream item goes through the repair loop (LLM refactor, sandbox repair rounds, leak
 guard; pipeline/refactor/loop.py) into the review queue (``<store>/review.db``, pipeline/review). Only
@@ -7,6 +7,10 @@ approved programs become rows; with ``--auto-approve`` a runnable candidate is a
 execute step (its run lands in the runs table) and labelled with its stdout. A failed refactor, a
 rejected review or a program that no longer runs is an outcome with its reason; an item still waiting
 for review has no outcome, so the next build picks it up once it is decided.
+
+cl: the LLM proposes a 1-5 difficulty (pipeline/refactor/prompts/difficulty.v1.md) and the reviewer
+confirms or changes it (`surge review approve ID --difficulty N`); ``--auto-approve`` confirms the proposal
+as ``auto-approve`` and leaves an item the LLM could not rate for a human. The row keeps both.
 
 LLM endpoint: SURGE_LLM_* settings if set, else the recorded responses in pipeline/build/recorded/
 served by a local chat-completions server started here (pipeline/llm/replay_server.py).
@@ -28,8 +32,8 @@ from pipeline.llm import LLMClient, LLMSettings
 from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_recorded
 from pipeline.records import Limits, PhaseLimits, Program, RunRequest, RunResult, SourceItem, Verdict
 from pipeline.refactor.execute import REFACTOR_LIMITS
-from pipeline.refactor.methods import method_for
-from pipeline.review.queue import ACCEPTED_STATES, ReviewQueue, State
+from pipeline.refactor.methods import DISPLAY_NAMES, method_for
+from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
 from sandboxes.profiles import get_profile
@@ -38,6 +42,7 @@ RECORDED_DIR = Path(__file__).parent / "recorded"
 BG_LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=35.0))  # SURGE dropped bg cases past 30 s
 AUTO_REVIEWER = "auto-approve"
 SOURCES = {"ml": ("mceval",), "cl": ("leetcode", "ojcode"), "bg": ("debugbench",)}
+CL_REPOS = {"leetcode": "LeetCode", "ojcode": "OJCode"}
 
 
 @contextmanager
@@ -86,7 +91,7 @@ def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) 
         source = sources[item.item_id]
         entry = queue.get(source.item_id)
         auto = False
-        if entry.state is State.PENDING and config.auto_approve and entry.run_is_acceptable:
+        if entry.state is State.PENDING and config.auto_approve and _auto_approvable(entry):
             entry, auto = queue.approve(entry.entry_id, AUTO_REVIEWER), True
         auto = auto or entry.reviewer == AUTO_REVIEWER
         if entry.state is State.PENDING:
@@ -116,6 +121,12 @@ def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) 
     return outcomes, rows, 0
 
 
+def _auto_approvable(entry: Entry) -> bool:
+    """A runnable candidate, and if rated, rated by the LLM: a missing difficulty needs a human."""
+    rated = "difficulty" in entry.extra
+    return entry.run_is_acceptable and (not rated or entry.extra["difficulty"] is not None)
+
+
 def _profile(config: BuildConfig) -> str:
     return "surge-bg" if config.subset == "bg" and config.profile == "default" else config.profile
 
@@ -131,12 +142,22 @@ def _unusable(config: BuildConfig, run: RunResult) -> str:
     return "" if run.verdict is Verdict.OK else run.verdict.value
 
 
-def _features(config: BuildConfig, source: SourceItem, code: str, extra: dict) -> dict[str, object]:
-    language = source.upstream_language or (source.language.value if source.language else "")
+def _features(config: BuildConfig, source: SourceItem, program: Program, extra: dict) -> dict[str, object]:
+    code = program.entry_file.content
+    language = source.upstream_language or DISPLAY_NAMES.get(program.language, program.language.value)
     if config.subset == "bg":  # SURGE's bg keys: gt0 (the correct program's output), language, type
         types = source.fields.get("bug_types") or []
         return {"language": language, "gt0": extra.get("oracle_output", ""), "type": types or "None"}
-    return {"language": language, "lines": code.count("\n") + 1, "repo": source.upstream_repo}
+    features: dict[str, object] = {"language": language, "lines": code.count("\n") + 1}
+    if config.subset != "cl":
+        return {**features, "repo": source.upstream_repo}
+    # SURGE's cl keys; repo names the judge as SURGE does (the upstream repository is in the provenance)
+    return {
+        **features,
+        "repo": CL_REPOS.get(source.source, source.source),
+        "difficulty": extra.get("difficulty"),  # as confirmed in review (the proposal stays in review.db)
+        "keywords": list(source.fields.get("keywords") or []),
+    }
 
 
 def _row(
@@ -155,7 +176,7 @@ def _row(
         category=spec.released_category,
         question=code,
         gt=run.label.rstrip("\n"),
-        custom_features=_features(config, source, code, extra),
+        custom_features=_features(config, source, program, extra),
         upstream=UpstreamRef(
             source=source.source,
             repo=source.upstream_repo,
@@ -174,14 +195,17 @@ def _row(
 
 
 def sample_items(source: str) -> list[SourceItem]:
-    """Items of a source read from the bundled samples (sources/samples/<source>), as `surge pull` would."""
+    """Items of a source read from its bundled sample (Source.samples), as `surge pull` would; none if
+    the source bundles no records (OJCode's sample is a manifest: its programs are GPL code, not copied)."""
     from sources import SAMPLES
     from sources.registry import SOURCES as REGISTERED
 
     spec = REGISTERED[source]
+    if not spec.samples:
+        return []
     with tempfile.TemporaryDirectory() as folder:
         checkout = Path(folder)
-        folder_name = spec.paths[0].split("/")[0]  # 'data/*.jsonl' -> data, 'benchmark/*.json' -> benchmark
-        (checkout / folder_name).symlink_to((SAMPLES / source).resolve())
+        folder_name = spec.paths[0].split("/")[0]  # 'data/*.jsonl' -> data, 'problems/*.md' -> problems
+        (checkout / folder_name).symlink_to((SAMPLES / spec.samples).resolve())
         loaded = list(spec.read(checkout, spec.commit or ""))
     return [item for item in loaded if isinstance(item, SourceItem)]

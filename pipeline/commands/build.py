@@ -9,11 +9,11 @@ from pipeline.commands.common import add_store_argument
 from pipeline.errors import ConfigurationError
 from pipeline.subsets import REGISTRY, RELEASED
 
-HELP = "build benchmark subsets (sc, tc, dr from templates; ml, bg by LLM refactor) into the dataset table"
+HELP = "build benchmark subsets (sc, tc, dr from templates; ml, cl, bg by LLM refactor) into the dataset"
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
 NOT_BUILT_EXIT_CODE = 4
 # Subsets this command can build today (pipeline/build); the others are reported, not faked.
-BUILDABLE = {"sc", "tc", "dr", "ml", "bg", "rl"}
+BUILDABLE = {"sc", "tc", "dr", "ml", "cl", "bg", "rl"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--items",
         default="samples",
-        help="ml/bg: 'samples' or a JSONL/store of pulled items; rl: 'samples' or a repository manifest",
+        help="ml/cl/bg: 'samples' or a JSONL/store of pulled items; rl: 'samples' or a repository manifest",
     )
     parser.add_argument("--language", action="append", help="ml: only this language (repeatable)")
     parser.add_argument(

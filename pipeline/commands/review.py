@@ -37,6 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reviewer", default=None, help="your name on decisions (default: $USER)")
     parser.add_argument("--reason", default="", help="why a program is rejected (required by reject)")
     parser.add_argument(
+        "--difficulty",
+        type=int,
+        default=None,
+        help="approve/edit a rated (cl) item with this 1-5 difficulty (default: the LLM's proposal)",
+    )
+    parser.add_argument(
         "--ledger", type=Path, default=None, help="ledger JSONL to write (export) or read (verify)"
     )
     parser.add_argument(
@@ -63,7 +69,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     if action == "show":
         return _show(queue, args.entry)
     if action == "approve":
-        return _decided(queue.approve(args.entry, reviewer))
+        return _decided(queue.approve(args.entry, reviewer, args.difficulty))
     if action == "reject":
         return _decided(queue.reject(args.entry, reviewer, args.reason))
     if action == "edit":
@@ -116,7 +122,9 @@ def _decided(entry: Any) -> dict[str, Any]:
         "id": entry.entry_id,
         "state": entry.state.value,
         "reviewer": entry.reviewer,
-        "_text": f"{entry.entry_id}: {entry.state.value} by {entry.reviewer}",
+        "difficulty": entry.extra.get("difficulty"),
+        "_text": f"{entry.entry_id}: {entry.state.value} by {entry.reviewer}"
+        + (f", difficulty {entry.extra['difficulty']}" if "difficulty_proposed" in entry.extra else ""),
     }
 
 
@@ -128,7 +136,8 @@ def _edit(queue: Any, args: argparse.Namespace, reviewer: str) -> dict[str, Any]
         raise InputError(f"entry {entry.entry_id} has no program to edit", hint="reject it instead")
     suffix = ".txt" if entry.method == "ojcode" else Path(entry.program.entry_file.path).suffix
     text = _edit_in_editor(entry.editable_text, suffix)
-    edited = queue.edit(entry.entry_id, reviewer, text, sandbox_runner(args.backend, args.unsafe))
+    runner = sandbox_runner(args.backend, args.unsafe)
+    edited = queue.edit(entry.entry_id, reviewer, text, runner, args.difficulty)
     summary = _decided(edited)
     summary["verdict"] = edited.run.verdict if edited.run else None
     if edited.note:

@@ -3,7 +3,8 @@
 With no ``SURGE_LLM_BASE_URL``, ``surge build`` starts this server on 127.0.0.1 (a free port, for the
 life of the build) and points the ordinary LLM client at it, so the offline path is the same HTTP path
 as a real endpoint. Recorded responses are JSONL lines ``{"match": text, "content": answer}``: a
-request gets the first recorded answer whose ``match`` occurs in its messages (reusable, unlike the
+request gets the first recorded answer whose ``match`` occurs in its messages (a list of texts: all of
+them must occur, e.g. the prompt's own words and the program's) (reusable, unlike the
 scripted test server in tests/refactor/openai_replay.py); a request nothing matches gets a 404-style
 error, which the refactor loop records as that item's failure. Rows made this way say so
 (``DatasetRow.recorded_llm``).
@@ -24,8 +25,12 @@ RECORDED_MODEL = "recorded-responses"
 
 @dataclass(frozen=True)
 class Recorded:
-    match: str
+    match: str | list[str]
     content: str
+
+    def matches(self, text: str) -> bool:
+        wanted = [self.match] if isinstance(self.match, str) else self.match
+        return all(part in text for part in wanted)
 
 
 def load_recorded(path: Path) -> list[Recorded]:
@@ -50,7 +55,7 @@ class RecordedServer:
     def answer(self, body: dict[str, Any]) -> str | None:
         text = json.dumps(body.get("messages", []), ensure_ascii=False)
         self.requests += 1
-        return next((r.content for r in self.recorded if r.match in text), None)
+        return next((r.content for r in self.recorded if r.matches(text)), None)
 
     def __enter__(self) -> RecordedServer:
         self._thread.start()

@@ -8,6 +8,10 @@ States::
 
 Approved, edited and rejected entries are final: no rerun and no command changes them (issue 7: "nothing
 already approved is touched"). A failed refactor is kept with its reason and retried by the next run.
+
+Competition items (cl) carry the LLM's proposed difficulty (1-5, ``extra["difficulty"]``): accepting one
+confirms a difficulty, the proposal or the reviewer's own (``--difficulty N``), and keeps both
+(``difficulty_proposed``, ``difficulty``) so a row can say who decided it.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from pipeline.refactor.outcome import Outcome, RunSummary
 
 DEFAULT_DB = Path(".surge/review.db")
 MIN_ID_PREFIX_CHARS = 4
+DIFFICULTIES = range(1, 6)
 
 
 class State(StrEnum):
@@ -124,6 +129,27 @@ def acceptable(program: Program | None, run: RunSummary | None) -> bool:
     if program.protocol is LabelProtocol.COMBINED_WITH_PREFIX:
         return True
     return run.verdict == Verdict.OK and bool(run.stdout.strip())
+
+
+def confirmed_extra(entry: Entry, difficulty: int | None) -> dict[str, Any]:
+    """The entry's extra with its difficulty confirmed: the reviewer's, else the LLM's proposal.
+
+    Only rated items (their extra has a ``difficulty`` key) take one; a rating the LLM could not give
+    must come from the reviewer."""
+    if "difficulty" not in entry.extra:
+        if difficulty is not None:
+            raise InputError(
+                f"entry {entry.entry_id} ({entry.method}) has no difficulty", hint="drop --difficulty"
+            )
+        return entry.extra
+    proposed = entry.extra.get("difficulty_proposed", entry.extra["difficulty"])
+    chosen = proposed if difficulty is None else difficulty
+    if chosen not in DIFFICULTIES:
+        raise InputError(
+            f"entry {entry.entry_id} needs a difficulty from 1 to 5 (proposed: {proposed})",
+            hint="pass --difficulty N (1 trivial ... 5 very hard to trace)",
+        )
+    return {**entry.extra, "difficulty_proposed": proposed, "difficulty": chosen}
 
 
 def _editable(method: str, program: Program | None) -> str:
@@ -273,7 +299,8 @@ class ReviewQueue:
 
     # -- decisions -----------------------------------------------------------------------------------
 
-    def approve(self, id_or_prefix: str, reviewer: str) -> Entry:
+    def approve(self, id_or_prefix: str, reviewer: str, difficulty: int | None = None) -> Entry:
+        """Accept the program as it is; a rated item's difficulty is confirmed (``difficulty`` overrides)."""
         entry = self._pending(id_or_prefix)
         if not entry.run_is_acceptable:
             raise InputError(
@@ -281,9 +308,10 @@ class ReviewQueue:
                 f"{entry.run.verdict if entry.run else 'missing'}",
                 hint="edit it until it runs (`surge review edit ID`), or reject it",
             )
+        extra = confirmed_extra(entry, difficulty)
         diff = self._diff(entry)
         state = State.EDITED if diff else State.APPROVED
-        self._decide(entry, state, reviewer, reason=None, diff=diff)
+        self._decide(entry, state, reviewer, reason=None, diff=diff, extra=extra)
         return self.get(entry.entry_id)
 
     def reject(self, id_or_prefix: str, reviewer: str, reason: str) -> Entry:
@@ -293,9 +321,12 @@ class ReviewQueue:
         self._decide(entry, State.REJECTED, reviewer, reason=reason, diff=None)
         return self.get(entry.entry_id)
 
-    def edit(self, id_or_prefix: str, reviewer: str, text: str, runner: Runner) -> Entry:
+    def edit(
+        self, id_or_prefix: str, reviewer: str, text: str, runner: Runner, difficulty: int | None = None
+    ) -> Entry:
         """Replace the program's text, re-execute it, and accept it as 'edited' only if the new run works."""
         entry = self._pending(id_or_prefix)
+        extra = confirmed_extra(entry, difficulty)  # refuse a missing difficulty before running anything
         if entry.program is None:
             raise InputError(f"entry {entry.entry_id} has no program to edit", hint="reject it instead")
         if text == entry.editable_text:
@@ -315,7 +346,7 @@ class ReviewQueue:
             self._event(db, entry.entry_id, reviewer, "edit", entry.state, entry.state, note or run.verdict)
         edited = self.get(entry.entry_id)
         if ok:
-            self._decide(edited, State.EDITED, reviewer, reason=None, diff=self._diff(edited))
+            self._decide(edited, State.EDITED, reviewer, reason=None, diff=self._diff(edited), extra=extra)
         return self.get(entry.entry_id)
 
     def _pending(self, id_or_prefix: str) -> Entry:
@@ -328,20 +359,38 @@ class ReviewQueue:
         return entry
 
     def _decide(
-        self, entry: Entry, state: State, reviewer: str, reason: str | None, diff: str | None
+        self,
+        entry: Entry,
+        state: State,
+        reviewer: str,
+        reason: str | None,
+        diff: str | None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
+        extra = entry.extra if extra is None else extra
         with self._db() as db:
             changed = db.execute(
                 "UPDATE entries SET state = ?, reviewer = ?, reviewed_at = ?, reason = ?, diff = ?,"
-                " note = '',"
+                " note = '', extra_json = ?,"
                 " updated_at = ? WHERE entry_id = ? AND state = ?",
-                (state, reviewer, now(), reason, diff or None, now(), entry.entry_id, State.PENDING),
+                (
+                    state,
+                    reviewer,
+                    now(),
+                    reason,
+                    diff or None,
+                    json.dumps(extra, ensure_ascii=False),
+                    now(),
+                    entry.entry_id,
+                    State.PENDING,
+                ),
             ).rowcount
             if changed != 1:  # someone else decided in between (two reviewers, one page each)
                 raise InputError(
                     f"entry {entry.entry_id} was decided meanwhile", hint="reload and check its state"
                 )
-            self._event(db, entry.entry_id, reviewer, state.value, State.PENDING, state, reason or "")
+            note = reason or (f"difficulty {extra['difficulty']}" if "difficulty_proposed" in extra else "")
+            self._event(db, entry.entry_id, reviewer, state.value, State.PENDING, state, note)
 
     @staticmethod
     def _diff(entry: Entry) -> str:

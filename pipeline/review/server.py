@@ -20,7 +20,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from pipeline.errors import SurgeError
+from pipeline.errors import InputError, SurgeError
 from pipeline.review.queue import Entry, ReviewQueue, Runner
 
 MAX_BODY_BYTES = 4 << 20
@@ -78,9 +78,11 @@ def make_server(
                 return
             who = str(body.get("reviewer") or reviewer)
             actions = {
-                "approve": lambda: queue.approve(match["id"], who),
+                "approve": lambda: queue.approve(match["id"], who, _difficulty(body)),
                 "reject": lambda: queue.reject(match["id"], who, str(body.get("reason") or "")),
-                "edit": lambda: queue.edit(match["id"], who, str(body.get("text") or ""), runner),
+                "edit": lambda: queue.edit(
+                    match["id"], who, str(body.get("text") or ""), runner, _difficulty(body)
+                ),
             }
             self._guard(lambda: entry_view(queue, actions[match["action"]]()))
 
@@ -104,3 +106,14 @@ def make_server(
     server = ThreadingHTTPServer((host, port), Handler)
     server.daemon_threads = True
     return server
+
+
+def _difficulty(body: dict[str, Any]) -> int | None:
+    """The reviewer's difficulty from a JSON body (absent or empty: confirm the proposal)."""
+    value = body.get("difficulty")
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise InputError(f"difficulty {value!r} is not a number", hint="send 1 to 5") from None

@@ -71,3 +71,29 @@ def test_bg_runs_the_correct_program_then_the_buggy_one_and_keeps_gt0_and_bug_ty
     assert complement.custom_features["language"] == "python3"
     summary = steps.summary(store, config)
     assert summary["drop_reasons"] == {"refactor failed": 2}  # no recorded answer for items 0 and 4
+
+
+@pytest.mark.slow
+def test_cl_difficulty_is_proposed_by_the_llm_and_confirmed_by_the_reviewer(tmp_path, require_bwrap):
+    store = Store(tmp_path)
+    config = BuildConfig(subset="cl", batch_size=3)
+    _build(store, config, 3)
+    queue = ReviewQueue(tmp_path / "review.db")
+    pending = queue.entries("pending")
+    assert len(pending) == 3 and read_rows(store, {"cl"}) == []
+    proposals = {entry.key: entry.extra["difficulty"] for entry in pending}
+    assert set(proposals.values()) <= {1, 2, 3, 4, 5}  # the recorded ratings, one per program
+    first, second = pending[0], pending[1]
+    queue.approve(first.entry_id, "ada")  # confirms the proposal
+    queue.approve(second.entry_id, "ada", difficulty=5 if proposals[second.key] != 5 else 4)
+    queue.reject(pending[2].entry_id, "ada", "the input is not a valid instance")
+    steps.build_batch(store, config, 0)
+    steps.write_dataset(store, config, 3)
+    rows = {row.upstream.key: row for row in read_rows(store, {"cl"})}
+    assert rows[first.key].custom_features["difficulty"] == proposals[first.key]
+    assert rows[second.key].custom_features["difficulty"] != proposals[second.key]
+    features = rows[first.key].custom_features
+    assert set(features) == {"language", "lines", "repo", "difficulty", "keywords"}  # SURGE's cl keys
+    assert features["repo"] == "LeetCode" and features["language"] == "Python"
+    assert not any(row.auto_approved for row in rows.values())
+    assert steps.summary(store, config)["drop_reasons"] == {"rejected review": 1}

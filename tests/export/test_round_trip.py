@@ -3,7 +3,7 @@ subset under the profile its build ran (dr: surge-dr, bg: surge-bg, the rest def
 label: the pipeline agrees with itself.
 
 Real parts throughout: the build runs its templates and the bundled upstream samples in the bubblewrap
-sandbox (ml, bg and rl through the recorded LLM responses served by the local chat-completions stand-in,
+sandbox (ml, cl, bg and rl through the recorded LLM responses served by the local chat-completions stand-in,
 auto-approved and recorded as such), the export writes SURGE's files, and the audit reads them back as it
 reads the release and runs every program again.
 """
@@ -21,7 +21,7 @@ from pipeline.cli import main
 from pipeline.dataset import read_rows
 from pipeline.store import Store
 
-SUBSETS = ("sc", "tc", "dr", "ml", "bg", "rl")
+SUBSETS = ("sc", "tc", "dr", "ml", "cl", "bg", "rl")
 
 
 @pytest.mark.slow

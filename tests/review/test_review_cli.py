@@ -13,6 +13,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.ledger import check_ledger, item_sha256, read_ledger
 from pipeline.programs import load_program_file
+from pipeline.review.queue import ReviewQueue
 from tests.review.helpers import candidate, filled_queue
 
 
@@ -150,3 +151,44 @@ def test_a_hand_edited_ledger_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="hash mismatch"):
         read_ledger(ledger)
     assert os.path.getsize(ledger) > 0
+
+
+def rated_queue(db: Path, proposals: list[int | None]) -> list[str]:
+    """Entries of a rated method (like cl), each with the LLM's proposed difficulty."""
+    queue = ReviewQueue(db)
+    ids = []
+    for number, proposal in enumerate(proposals, start=1):
+        item, outcome = candidate(number)
+        outcome.extra = {"difficulty": proposal}
+        assert queue.add_outcome(item, outcome)
+        ids.append(item.item_id)
+    return ids
+
+
+def test_a_rated_item_is_approved_with_a_confirmed_difficulty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "review.db"
+    kept, changed, unrated = rated_queue(db, [3, 4, None])
+    code, decided = surge(capsys, "review", "approve", kept, "--db", str(db))
+    assert code == 0 and decided["difficulty"] == 3
+    code, decided = surge(capsys, "review", "approve", changed, "--db", str(db), "--difficulty", "2")
+    assert code == 0 and decided["difficulty"] == 2
+    assert ReviewQueue(db).get(changed).extra == {"difficulty": 2, "difficulty_proposed": 4}
+    # The LLM gave no rating: the reviewer must, and only 1-5 is a difficulty
+    assert main(["review", "approve", unrated, "--db", str(db)]) == 2
+    assert "needs a difficulty from 1 to 5" in capsys.readouterr().err
+    assert main(["review", "approve", unrated, "--db", str(db), "--difficulty", "9"]) == 2
+    capsys.readouterr()
+    assert state_in_db(db, unrated)[0] == "pending"
+    assert surge(capsys, "review", "approve", unrated, "--db", str(db), "--difficulty", "5")[0] == 0
+    with sqlite3.connect(db) as connection:
+        notes = [row[0] for row in connection.execute("SELECT note FROM events WHERE action = 'approved'")]
+    assert sorted(notes) == ["difficulty 2", "difficulty 3", "difficulty 5"]
+
+
+def test_an_unrated_item_refuses_a_difficulty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "review.db"
+    _, items = filled_queue(db, count=1)
+    assert main(["review", "approve", items[0].item_id, "--db", str(db), "--difficulty", "3"]) == 2
+    assert "has no difficulty" in capsys.readouterr().err

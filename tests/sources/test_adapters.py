@@ -63,6 +63,9 @@ def test_leetcode_write_ups_zh_and_en(upstream, samples: Path, tmp_path: Path) -
     assert single["statement"].startswith("给定一个非空整数数组")
     assert [s["fence"] for s in single["solutions"]] == ["js", "c", "C++", "java", "python"]
     assert [s["language"] for s in single["solutions"]] == ["javascript", "c", "cpp", "java", "python"]
+    # keywords: the write-up's own prerequisites list, a linked topic or a plain one (none in two-sum's)
+    assert single["keywords"] == ["位运算"] and two_sum["keywords"] == []
+    assert items["1186.maximum-subarray-sum-with-one-deletion"].fields["keywords"] == ["数组", "动态规划"]
     camel = items["1023.camelcase-matching"]  # the true source of SURGE cl[33]
     assert camel.text == files["problems/1023.camelcase-matching.md"].decode()
     assert all(s["code"].strip() and s["line"] > 0 for s in camel.fields["solutions"])

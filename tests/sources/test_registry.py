@@ -23,6 +23,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("name", sorted(SAMPLE_FOLDERS))
 def test_pinned_commit_is_the_one_surge_traces_back_to(name: str, samples: Path) -> None:
+    assert SOURCES[name].samples.split("/")[0] in ("", SAMPLE_FOLDERS[name])  # the spec names its sample
     readme = (samples / SAMPLE_FOLDERS[name] / "README.txt").read_text()
     source = SOURCES[name]
     assert source.commit is not None
