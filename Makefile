@@ -22,6 +22,10 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(SURGE) run examples/programs.jsonl --store .surge/demo-store --repeats 2
 	$(SURGE) build sc tc dr ml cl bg rl --n 3 --batch-size 3 --language python --language python3 --auto-approve --store .surge/demo-store
+	@# fl needs a Lean checker (docs/lean.md): built where one exists, else said so
+	if $(PY) -c "from pipeline.build.prove import missing_checker as m; raise SystemExit(bool(m()))"; then \
+	  $(SURGE) build fl --n 3 --batch-size 3 --store .surge/demo-store; \
+	else echo "fl: skipped in the demo: no Lean checker on this machine (surge doctor; docs/lean.md)"; fi
 	$(SURGE) stats --store .surge/demo-store
 
 test: setup

@@ -84,19 +84,23 @@ def _item(
 
 
 def upstream_items(config: BuildConfig) -> list[SourceItem]:
-    """Refactor subsets: the sources' items, stratified by language (round robin over languages, each
-    language's items in a seeded order), so any prefix is as balanced across languages as it can be."""
-    from pipeline.build.refactor import SOURCES, sample_items
+    """Refactor and prover subsets: the sources' items, stratified by language (round robin over
+    languages, each language's items in a seeded order), so any prefix is as balanced as it can be."""
+    from pipeline.build.refactor import sample_items
     from pipeline.refactor.methods import method_for
+    from pipeline.subsets import subset_spec
+    from pipeline.subsets.base import ConstructionMethod
 
-    names = SOURCES[config.subset]
+    names = subset_spec(config.subset).upstream_sources
     if config.items == "samples":
         items = [item for name in names for item in sample_items(name)]
     else:
         from pipeline.refactor.items import load_items
 
         items = [item for item in load_items(Path(config.items))[0] if item.source in names]
-    wanted = {name.lower() for name in config.languages}
+    # --language picks among a refactor subset's languages; a prover's statements are all Lean
+    refactored = subset_spec(config.subset).construction is ConstructionMethod.ITERATIVE_REFACTOR
+    wanted = {name.lower() for name in config.languages} if refactored else set()
     groups: dict[str, list[SourceItem]] = {}
     for item in sorted(items, key=lambda i: (i.source, i.key)):
         # a LeetCode write-up names no language: the solution the refactor will use decides
@@ -153,7 +157,6 @@ def repository_items(config: BuildConfig, start: int, count: int) -> list[BuildI
 
 
 def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
-    from pipeline.build.refactor import SOURCES
     from pipeline.subsets import subset_spec
 
     spec = subset_spec(config.subset)
@@ -161,7 +164,7 @@ def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
         return [spec.plan_item(config, index) for index in range(start, start + count)]
     if config.subset == "rl":
         return repository_items(config, start, count)
-    if config.subset in SOURCES:
+    if spec.upstream_sources:
         chosen = upstream_items(config)[start : start + count]
         return [refactor_item(config, start + offset, item) for offset, item in enumerate(chosen)]
     if config.subset == "dr":

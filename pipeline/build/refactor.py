@@ -41,7 +41,6 @@ from sandboxes.profiles import get_profile
 RECORDED_DIR = Path(__file__).parent / "recorded"
 BG_LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=35.0))  # SURGE dropped bg cases past 30 s
 AUTO_REVIEWER = "auto-approve"
-SOURCES = {"ml": ("mceval",), "cl": ("leetcode", "ojcode"), "bg": ("debugbench",)}
 CL_REPOS = {"leetcode": "LeetCode", "ojcode": "OJCode"}
 
 

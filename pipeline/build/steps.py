@@ -11,13 +11,14 @@ from typing import Any
 
 import pyarrow.compute as pc
 
-from pipeline.build import dr, manual, refactor, repository
+from pipeline.build import dr, manual, prove, refactor, repository
 from pipeline.build.plan import read_batch, write_plan
 from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
 from pipeline.dataset import DatasetRow, dataset_table
 from pipeline.review.queue import ReviewQueue
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
+from pipeline.subsets.base import ConstructionMethod
 
 
 def outcomes(store: Store, build_key: str) -> dict[str, BuildOutcome]:
@@ -44,6 +45,7 @@ def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, int]
         "sc": manual.build_scripts,
         "tc": manual.build_scripts,
         "rl": repository.build_repositories,
+        "fl": prove.build_proofs,
     }.get(config.subset, refactor.build_refactored)
     new_outcomes, rows, errors = step(store, config, items)
     candidates = candidate_table(store)
@@ -68,7 +70,8 @@ def write_dataset(store: Store, config: BuildConfig, n: int) -> int:
     chosen: list[DatasetRow] = []
     for outcome in sorted(outcomes(store, config.build_key).values(), key=lambda o: o.index):
         chosen += [by_id[row_id] for row_id in outcome.row_ids if row_id in by_id]
-    chosen = chosen[:n]
+    select = subset_spec(config.subset).select_rows
+    chosen = select(chosen, n) if select else chosen[:n]
     table = dataset_table(store)
     known = table.existing_ids()
     table.append(row for row in chosen if row.row_id not in known)
@@ -81,7 +84,9 @@ def summary(store: Store, config: BuildConfig) -> dict[str, Any]:
     found = outcomes(store, config.build_key).values()
     reasons = Counter(o.reason.split(":")[0] for o in found if o.status == "dropped")
     waiting = 0
-    if config.subset in refactor.SOURCES and (store.root / "review.db").exists():
+    spec = subset_spec(config.subset)
+    reviewed = spec.construction is ConstructionMethod.ITERATIVE_REFACTOR and spec.upstream_sources
+    if reviewed and (store.root / "review.db").exists():
         waiting = ReviewQueue(store.root / "review.db").counts().get("pending", 0)
     return {
         "awaiting_review": waiting,

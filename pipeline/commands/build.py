@@ -8,12 +8,13 @@ from typing import Any
 from pipeline.commands.common import add_store_argument
 from pipeline.errors import ConfigurationError
 from pipeline.subsets import REGISTRY, RELEASED
+from pipeline.subsets.base import ConstructionMethod
 
-HELP = "build benchmark subsets (sc, tc, dr from templates; ml, cl, bg by LLM refactor) into the dataset"
+HELP = "build benchmark subsets (templates, LLM refactor, repositories, Lean-checked proofs) into the dataset"
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
 NOT_BUILT_EXIT_CODE = 4
 # Subsets this command can build today (pipeline/build); the others are reported, not faked.
-BUILDABLE = {"sc", "tc", "dr", "ml", "cl", "bg", "rl"}
+BUILDABLE = {"sc", "tc", "dr", "ml", "cl", "bg", "rl", "fl"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,6 +68,9 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         if name not in BUILDABLE and spec.build_batch is None:
             not_built[name] = f"construction method {spec.construction.value} is not wired for {name} yet"
             continue
+        if why := _missing_checker(spec):
+            not_built[name] = why
+            continue
         config = BuildConfig(
             subset=name,
             seed=args.seed,
@@ -92,6 +96,16 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "exit_code": NOT_BUILT_EXIT_CODE if (not_built or failed) else 0,
         "_text": "\n".join(lines),
     }
+
+
+def _missing_checker(spec: Any) -> str:
+    """Why a verified subset (fl) cannot be built here, before any prover is asked ('' if it can)."""
+    if spec.construction is not ConstructionMethod.INFERENCE_VERIFICATION:
+        return ""
+    from pipeline.build.prove import missing_checker
+
+    why = missing_checker()
+    return f"no Lean checker: {why}" if why else ""
 
 
 def _line(name: str, result: dict[str, Any]) -> str:

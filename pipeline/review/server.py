@@ -114,6 +114,6 @@ def _difficulty(body: dict[str, Any]) -> int | None:
     if value in (None, ""):
         return None
     try:
-        return int(value)
+        return int(str(value))
     except (TypeError, ValueError):
         raise InputError(f"difficulty {value!r} is not a number", hint="send 1 to 5") from None

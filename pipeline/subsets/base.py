@@ -83,6 +83,11 @@ class SubsetSpec:
     few_shot_examples: int  # examples in sys_3shot (3, but 4 in bg and 6 in dr)
     to_program: ToProgram  # how a released record becomes a program (the subset's run protocol)
     category_in_release: int | None = None  # what the released file says, where it differs (cl: 1)
+    # The upstream sources (sources/registry.py names) a refactor or prover build reads its items from.
+    upstream_sources: tuple[str, ...] = ()
+    # How the dataset picks n rows from a build's candidates in item order (default: the first n);
+    # fl balances passing and failing proofs. Typed loosely for the same reason as build_batch.
+    select_rows: Callable[[list[Any], int], list[Any]] | None = None
     # False for a subset of ours (e.g. pyver): the release-facing parts (the release's audit, the card's
     # facts about SURGE's eight subsets, the released prompt templates) leave it out.
     upstream_release: bool = True

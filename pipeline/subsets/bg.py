@@ -47,5 +47,6 @@ SPEC = SubsetSpec(
     protocol=LabelProtocol.COMBINED_WITH_PREFIX,
     feature_keys=("language", "gt0", "type"),
     few_shot_examples=4,
+    upstream_sources=("debugbench",),
     to_program=to_program,
 )

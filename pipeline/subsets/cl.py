@@ -20,5 +20,6 @@ SPEC = SubsetSpec(
     feature_keys=("language", "lines", "repo", "difficulty", "keywords"),
     few_shot_examples=3,
     category_in_release=1,
+    upstream_sources=("leetcode", "ojcode"),
     to_program=complete_program,
 )

@@ -4,7 +4,13 @@ The question is a whole Lean file (header `import Mathlib\\nimport Aesop ...`, G
 environment: Lean v4.9.0, mathlib4 @ 2f65ba7). Positions in the label are 1-based lines over the whole
 question and 0-based columns. Checked by the Lean backend; without a Lean toolchain the run reports the
 toolchain missing and the audit counts the label `not_run`, naming the tool.
+
+Built by inference and verification (pipeline/build/prove.py) from Lean-Workbook statements (or the
+bundled Goedel-Prover problems); the dataset takes passing and failing proofs in turn (``balanced``).
 """
+
+import json
+from typing import Any
 
 from pipeline.records import LabelProtocol, Language, Program
 from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
@@ -17,6 +23,23 @@ def to_program(record: ReleasedRecord) -> ProgramPlan:
     return ProgramPlan(language="lean4", program=program)
 
 
+def proof_passes(row: Any) -> bool:
+    return bool(json.loads(row.gt).get("pass"))
+
+
+def balanced(rows: list[Any], n: int) -> list[Any]:
+    """n rows in item order, passing and failing proofs alternately (pass first) while both last, then
+    the rest of whichever remains: as balanced as the prover's proofs allow."""
+    passing = [row for row in rows if proof_passes(row)]
+    failing = [row for row in rows if not proof_passes(row)]
+    chosen: list[Any] = []
+    while len(chosen) < n and (passing or failing):
+        for side in (passing, failing):
+            if side and len(chosen) < n:
+                chosen.append(side.pop(0))
+    return chosen
+
+
 SPEC = SubsetSpec(
     name="fl",
     title="formal language",
@@ -27,5 +50,7 @@ SPEC = SubsetSpec(
     protocol=LabelProtocol.STDOUT,
     feature_keys=(),
     few_shot_examples=3,
+    upstream_sources=("lean_workbook", "goedel_prover"),
+    select_rows=balanced,
     to_program=to_program,
 )

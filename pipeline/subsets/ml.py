@@ -19,5 +19,6 @@ SPEC = SubsetSpec(
     protocol=LabelProtocol.STDOUT,
     feature_keys=("language", "lines", "repo"),
     few_shot_examples=3,
+    upstream_sources=("mceval",),
     to_program=complete_program,
 )

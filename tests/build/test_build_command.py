@@ -11,11 +11,17 @@ from pipeline.dataset import read_rows
 from pipeline.store import Store
 
 
-def test_a_subset_whose_method_is_not_implemented_exits_non_zero(tmp_path, capsys) -> None:
-    code = main(["build", "fl", "--store", str(tmp_path), "--json"])
+def test_a_subset_with_no_builder_is_named_and_exits_non_zero(tmp_path, capsys, monkeypatch) -> None:
+    """A registered subset whose construction nothing builds (here a copy of sc under another name)."""
+    import dataclasses
+
+    from pipeline.subsets import REGISTRY
+
+    monkeypatch.setitem(REGISTRY, "zz", dataclasses.replace(REGISTRY["sc"], name="zz"))
+    code = main(["build", "zz", "--store", str(tmp_path), "--json"])
     summary = json.loads(capsys.readouterr().out)
     assert code == 4
-    assert "inference_verification" in summary["not_built"]["fl"]
+    assert summary["not_built"]["zz"] == "construction method manual_implementation is not wired for zz yet"
 
 
 def test_an_unknown_subset_is_refused_with_the_choices(tmp_path, capsys) -> None:

@@ -3,14 +3,16 @@ subset under the profile its build ran (dr: surge-dr, bg: surge-bg, the rest def
 label: the pipeline agrees with itself.
 
 Real parts throughout: the build runs its templates and the bundled upstream samples in the bubblewrap
-sandbox (ml, cl, bg and rl through the recorded LLM responses served by the local chat-completions stand-in,
-auto-approved and recorded as such), the export writes SURGE's files, and the audit reads them back as it
-reads the release and runs every program again.
+sandbox (ml, cl, bg, rl and fl's prover through the recorded LLM responses served by the local
+chat-completions stand-in, auto-approved and recorded as such), the export writes SURGE's files, and the
+audit reads them back as it reads the release and runs every program again. fl's proofs are checked, at
+build and at audit, by the warm REPL pool talking to tests/lean/fake_repl.py (Lean's JSON protocol).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,13 +23,17 @@ from pipeline.cli import main
 from pipeline.dataset import read_rows
 from pipeline.store import Store
 
-SUBSETS = ("sc", "tc", "dr", "ml", "cl", "bg", "rl")
+SUBSETS = ("sc", "tc", "dr", "ml", "cl", "bg", "rl", "fl")
+FAKE_REPL = Path(__file__).resolve().parents[1] / "lean" / "fake_repl.py"
 
 
 @pytest.mark.slow
 def test_build_export_audit_reproduces_every_label(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], require_bwrap: None
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], require_bwrap: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # fl's checker: the stand-in REPL speaking Lean's JSON protocol (no Lean toolchain can exist here)
+    monkeypatch.setenv("SURGE_LEAN_REPL_COMMAND", json.dumps([sys.executable, str(FAKE_REPL)]))
+    monkeypatch.setenv("SURGE_LEAN_PROJECT_DIR", str(tmp_path))
     store, out = tmp_path / "store", tmp_path / "out"
     build = ["build", *SUBSETS, "--n", "2", "--batch-size", "2", "--store", str(store)]
     assert main([*build, "--language", "python", "--language", "python3", "--auto-approve", "--json"]) == 0
