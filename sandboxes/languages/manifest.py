@@ -21,8 +21,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 
 
-def registered_modules(init: Path = HERE / "__init__.py") -> list[str]:
+def registered_modules(root: Path = HERE) -> list[str]:
     """The spec modules REGISTRY lists (``c.SPEC, cpp.SPEC, ...``), in order."""
+    init = root / "__init__.py"
     tree = ast.parse(init.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, (ast.AnnAssign, ast.Assign)):  # noqa: UP038 (a tuple: any python3)
@@ -36,9 +37,9 @@ def registered_modules(init: Path = HERE / "__init__.py") -> list[str]:
     raise SystemExit(f"manifest: no REGISTRY in {init}")
 
 
-def spec_fields(module: str) -> dict[str, Any]:
+def spec_fields(module: str, root: Path = HERE) -> dict[str, Any]:
     """The literal keyword arguments of ``SPEC = ...(...)`` in sandboxes/languages/<module>.py."""
-    path = HERE / f"{module}.py"
+    path = root / f"{module}.py"
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if (
             isinstance(node, ast.Assign)
@@ -57,13 +58,13 @@ def spec_fields(module: str) -> dict[str, Any]:
     raise SystemExit(f"manifest: no `SPEC = ...(...)` in {path}")
 
 
-def setup_packages() -> list[str]:
-    specs = [spec_fields(m) for m in registered_modules()]
+def setup_packages(root: Path = HERE) -> list[str]:
+    specs = [spec_fields(m, root) for m in registered_modules(root)]
     return list(dict.fromkeys(p for spec in specs for p in spec.get("setup_packages", ())))
 
 
-def image_families() -> list[str]:
-    specs = {m: spec_fields(m) for m in registered_modules()}
+def image_families(root: Path = HERE) -> list[str]:
+    specs = {m: spec_fields(m, root) for m in registered_modules(root)}
     missing = [m for m, spec in specs.items() if "image_family" not in spec]
     if missing:
         raise SystemExit(f"manifest: no literal image_family in {', '.join(missing)}")
