@@ -13,7 +13,9 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ALL_FAMILIES=(cpp python java csharp rust javascript julia lean4)
+# Every registered language's family (its spec's `image_family`), read without the virtualenv.
+all_families="$(python3 "$HERE/../sandboxes/languages/manifest.py" families)"  # an assignment, so `set -e` stops on a failure
+read -r -a ALL_FAMILIES <<<"$all_families"
 MINIMAL_FAMILIES=(cpp python)
 export DOCKER_BUILDKIT=0  # the classic builder: uses local base images, never asks a registry
 

@@ -28,8 +28,8 @@ from pipeline.records import (
     ProgramFile,
     QuarantinedRecord,
     RunRequest,
-    parse_language,
 )
+from sandboxes.languages import parse_language
 
 RAW_EXCERPT_CHARS = 2000
 

@@ -12,9 +12,10 @@ import json
 import re
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, computed_field, field_validator
+from pydantic_core import CoreSchema, core_schema
 
 ID_HEX_CHARS = 16  # 64 bits: collision-free at SURGE scale (millions of rows), short enough to read
 
@@ -29,52 +30,62 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Language(StrEnum):
-    """Sandbox languages. Each has exactly one spec in ``sandboxes/languages/``."""
+class Language(str):
+    """A sandbox language: an open string type, so a new language is one spec in ``sandboxes/languages/``
+    plus one registry line, with no edit here (issue 11). Which languages exist is the registry's to say
+    (``sandboxes.languages.parse_language``, ``spec_for``); a Program is checked against it.
 
-    C = "c"
-    CPP = "cpp"
-    CSHARP = "csharp"
-    JAVA = "java"
-    RUST = "rust"
-    PYTHON = "python"
-    JAVASCRIPT = "javascript"
-    JULIA = "julia"
-    LEAN4 = "lean4"
+    The constants below are the languages the pipeline names in code. Instances are interned, so
+    ``Language("cpp") is Language.CPP`` holds as it did for the enum this replaces; pydantic fields typed
+    ``Language`` accept and serialise plain strings.
+    """
+
+    __slots__ = ()
+    _interned: ClassVar[dict[str, Language]] = {}
+
+    C: ClassVar[Language]
+    CPP: ClassVar[Language]
+    CSHARP: ClassVar[Language]
+    JAVA: ClassVar[Language]
+    RUST: ClassVar[Language]
+    PYTHON: ClassVar[Language]
+    JAVASCRIPT: ClassVar[Language]
+    JULIA: ClassVar[Language]
+    LEAN4: ClassVar[Language]
+
+    def __new__(cls, value: str) -> Language:
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"a language is a non-empty string, not {value!r}")
+        text = str(value)
+        found = cls._interned.get(text)
+        if found is None:
+            found = cls._interned[text] = super().__new__(cls, text)
+        return found
+
+    @property
+    def value(self) -> str:
+        """The plain string, as the enum this replaces had it."""
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return f"Language({str.__str__(self)!r})"
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(
+            cls, core_schema.str_schema(), serialization=core_schema.plain_serializer_function_ser_schema(str)
+        )
 
 
-# Upstream spellings (McEval file names, DebugBench shard prefixes, SURGE custom_features.language).
-LANGUAGE_ALIASES: dict[str, Language] = {
-    "c": Language.C,
-    "cpp": Language.CPP,
-    "c++": Language.CPP,
-    "cxx": Language.CPP,
-    "c#": Language.CSHARP,
-    "csharp": Language.CSHARP,
-    "cs": Language.CSHARP,
-    "java": Language.JAVA,
-    "rust": Language.RUST,
-    "rs": Language.RUST,
-    "python": Language.PYTHON,
-    "python3": Language.PYTHON,
-    "py": Language.PYTHON,
-    "javascript": Language.JAVASCRIPT,
-    "js": Language.JAVASCRIPT,
-    "node": Language.JAVASCRIPT,
-    "julia": Language.JULIA,
-    "jl": Language.JULIA,
-    "lean": Language.LEAN4,
-    "lean4": Language.LEAN4,
-}
-
-
-def parse_language(name: str) -> Language:
-    """Map an upstream language name to a sandbox language, or raise ValueError naming the choices."""
-    try:
-        return LANGUAGE_ALIASES[name.strip().lower()]
-    except KeyError:
-        known = ", ".join(sorted({lang.value for lang in Language}))
-        raise ValueError(f"unknown language {name!r} (known: {known})") from None
+Language.C = Language("c")
+Language.CPP = Language("cpp")
+Language.CSHARP = Language("csharp")
+Language.JAVA = Language("java")
+Language.RUST = Language("rust")
+Language.PYTHON = Language("python")
+Language.JAVASCRIPT = Language("javascript")
+Language.JULIA = Language("julia")
+Language.LEAN4 = Language("lean4")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,6 +171,14 @@ class Program(Frozen):
         default_factory=dict, description="where it came from (subset, index, item id); not part of the id"
     )
 
+    @field_validator("language")
+    @classmethod
+    def _registered(cls, language: Language) -> Language:
+        # Lazy: the registry's specs import this module (sandboxes.languages is core, docs/architecture.md).
+        from sandboxes.languages import registered
+
+        return registered(language)
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def program_id(self) -> str:
@@ -186,7 +205,9 @@ class Program(Frozen):
     @classmethod
     def single(cls, language: Language | str, source: str, filename: str | None = None, **kw: Any) -> Program:
         """A one-file program; the file name defaults to the language spec's (chosen by the sandbox)."""
-        lang = Language(language) if isinstance(language, Language) else parse_language(language)
+        from sandboxes.languages import parse_language  # lazy, as in _registered
+
+        lang = language if isinstance(language, Language) else parse_language(language)
         return cls(language=lang, files=(ProgramFile(path=filename or "main", content=source),), **kw)
 
 

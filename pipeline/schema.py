@@ -34,7 +34,7 @@ def arrow_type(annotation: Any) -> pa.DataType:
     if isinstance(annotation, type):
         if issubclass(annotation, BaseModel):
             return pa.struct(arrow_fields(annotation))
-        if issubclass(annotation, Enum) or annotation is str:
+        if issubclass(annotation, Enum | str):  # str: plain, StrEnum or an open type such as Language
             return pa.large_string()
         if issubclass(annotation, bool):
             return pa.bool_()
@@ -90,6 +90,8 @@ def _encode_value(annotation: Any, value: Any) -> Any:
         return _encode(annotation, value)
     if isinstance(value, Enum):
         return value.value
+    if isinstance(value, str) and type(value) is not str:  # Language: Arrow stores the plain string
+        return str.__str__(value)
     return value
 
 

@@ -12,7 +12,6 @@ from sandboxes.languages import REGISTRY, LanguageSpec
 from sandboxes.profiles import SANDBOX_PATH
 
 PROBE_TIMEOUT_S = 20
-EXTRA_CPP_COMPILERS = ("clang++", "clang++-14", "clang++-16", "clang++-19")
 
 
 @dataclass(frozen=True)
@@ -60,8 +59,7 @@ def toolchain_report(profile: EnvironmentProfile) -> list[ToolchainStatus]:
     report: dict[str, ToolchainStatus] = {}
     for spec in REGISTRY.values():
         tools = spec.tools(ExecutionSetting(), profile)
-        if spec.language.value == "cpp":
-            tools += [profile.toolchains.get(t, t) for t in EXTRA_CPP_COMPILERS]
+        tools += [profile.toolchains.get(t, t) for t in spec.alternative_tools]
         for tool in tools:
             report.setdefault(tool, status_of(spec, tool))
     return list(report.values())

@@ -3,14 +3,23 @@
 # and the tools behind `make images` and the review-page browser test. Idempotent; root or sudo.
 set -euo pipefail
 
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+# The languages' packages come from their specs (sandboxes/languages/<name>.py, `setup_packages`), read by
+# a stdlib-only script: this runs before the virtualenv exists, so it needs python3 first.
+if ! command -v python3 >/dev/null; then
+  echo "setup-system: installing python3 (to read the language specs)"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3
+fi
+language_packages="$(python3 "$ROOT/sandboxes/languages/manifest.py" packages)"  # an assignment, so `set -e` stops on a failure
+read -r -a LANGUAGE_PACKAGES <<<"$language_packages"
+
 PACKAGES=(
   bubblewrap                               # the local sandbox
-  gcc g++ clang clang-14 clang-19          # C / C++ (clang 19 prints the line gutters SURGE's dr labels show)
-  default-jdk-headless                     # Java
-  mono-mcs mono-runtime                    # C#
-  rustc                                    # Rust (Debian's, so the sandbox never needs the host's ~/.rustup)
-  python3 python3-numpy python3-scipy      # Python, with the numpy the sc/tc scripts import
-  nodejs                                   # JavaScript
+  "${LANGUAGE_PACKAGES[@]}"                # every registered language's toolchain (sandboxes/languages/)
   git git-lfs                              # sources
   debootstrap                              # Docker base images without a registry
   chromium chromium-driver                 # the review page's browser test
@@ -25,8 +34,6 @@ if [ ${#missing[@]} -eq 0 ]; then
   echo "setup-system: all ${#PACKAGES[@]} Debian packages present"
   exit 0
 fi
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 echo "setup-system: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.records import parse_language
+from sandboxes.languages import parse_language
 from sources.base import Loaded, Source, quarantine, read_json_list
 
 NAME = "debugbench"

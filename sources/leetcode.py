@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.records import Language, QuarantinedRecord, parse_language
+from pipeline.records import Language, QuarantinedRecord
+from sandboxes.languages import parse_language
 from sources.base import Loaded, Source, quarantine, read_text
 
 NAME = "leetcode"

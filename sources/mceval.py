@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.records import Language, parse_language
+from pipeline.records import Language
+from sandboxes.languages import parse_language
 from sources.base import Loaded, Source, read_jsonl
 
 NAME = "mceval"

@@ -21,7 +21,8 @@ from typing import Any
 from pydantic import Field, computed_field
 
 from pipeline.errors import InputError
-from pipeline.records import Frozen, Language, QuarantinedRecord, SourceItem, content_id, parse_language
+from pipeline.records import Frozen, Language, QuarantinedRecord, SourceItem, content_id
+from sandboxes.languages import parse_language
 from sources.base import Loaded, Source, matching_files, quarantine, raw_json, read_json_list
 
 NAME = "surge_release"

@@ -32,10 +32,11 @@ from pipeline.llm import LLMClient, LLMSettings
 from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_recorded
 from pipeline.records import Limits, PhaseLimits, Program, RunRequest, RunResult, SourceItem, Verdict
 from pipeline.refactor.execute import REFACTOR_LIMITS
-from pipeline.refactor.methods import DISPLAY_NAMES, method_for
+from pipeline.refactor.methods import method_for
 from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
+from sandboxes.languages import spec_for
 from sandboxes.profiles import get_profile
 
 RECORDED_DIR = Path(__file__).parent / "recorded"
@@ -143,7 +144,7 @@ def _unusable(config: BuildConfig, run: RunResult) -> str:
 
 def _features(config: BuildConfig, source: SourceItem, program: Program, extra: dict) -> dict[str, object]:
     code = program.entry_file.content
-    language = source.upstream_language or DISPLAY_NAMES.get(program.language, program.language.value)
+    language = source.upstream_language or spec_for(program.language).display_name
     if config.subset == "bg":  # SURGE's bg keys: gt0 (the correct program's output), language, type
         types = source.fields.get("bug_types") or []
         return {"language": language, "gt0": extra.get("oracle_output", ""), "type": types or "None"}

@@ -30,10 +30,10 @@ from pipeline.records import (
     ProgramFile,
     RunRequest,
     Verdict,
-    parse_language,
 )
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
+from sandboxes.languages import parse_language
 from sandboxes.profiles import get_profile
 
 SAMPLE_MANIFEST = Path(__file__).parent / "repos" / "manifest.jsonl"

@@ -27,11 +27,27 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "profile": args.profile,
         "bwrap": bwrap_status(),
         "docker": docker_status(),
+        "languages": language_table(),
         "toolchains": toolchains,
         "lean": lean_status(),
     }
     summary["_text"] = render(summary)
     return summary
+
+
+def language_table() -> list[dict[str, Any]]:
+    """Every registered language (sandboxes/languages/), with how upstream spells it and its image family."""
+    from sandboxes.languages import REGISTRY
+
+    return [
+        {
+            "language": spec.language.value,
+            "name": spec.display_name,
+            "aliases": list(spec.aliases),
+            "image_family": spec.image_family,
+        }
+        for spec in REGISTRY.values()
+    ]
 
 
 def _as_dict(status: Any) -> dict[str, Any]:
@@ -104,6 +120,8 @@ def render(summary: dict[str, Any]) -> str:
     lines.append(_line("docker engine", docker.get("available", False), str(detail), docker.get("hint", "")))
     for image in docker.get("images", []):
         lines.append(f"    image {image}")
+    names = ", ".join(f"{lang['name']} ({lang['language']})" for lang in summary["languages"])
+    lines.append(f"    languages: {names}")
     for tool in summary["toolchains"]:
         label = f"{tool.get('language')}: {tool.get('tool')}"
         lines.append(

@@ -9,32 +9,8 @@ import re
 from dataclasses import dataclass
 
 from pipeline.records import Language
+from sandboxes.languages import REGISTRY, spec_for
 
-# Fence tags models use for each language (lower case).
-FENCE_TAGS: dict[Language, frozenset[str]] = {
-    Language.PYTHON: frozenset({"python", "py", "python3"}),
-    Language.CPP: frozenset({"cpp", "c++", "cc", "cxx", "hpp"}),
-    Language.C: frozenset({"c", "h"}),
-    Language.JAVA: frozenset({"java"}),
-    Language.CSHARP: frozenset({"csharp", "cs", "c#"}),
-    Language.RUST: frozenset({"rust", "rs"}),
-    Language.JAVASCRIPT: frozenset({"javascript", "js", "node", "nodejs"}),
-    Language.JULIA: frozenset({"julia", "jl"}),
-    Language.LEAN4: frozenset({"lean", "lean4"}),
-}
-# The tag we ask for in prompts.
-FENCE_NAME: dict[Language, str] = {
-    Language.PYTHON: "python",
-    Language.CPP: "cpp",
-    Language.C: "c",
-    Language.JAVA: "java",
-    Language.CSHARP: "csharp",
-    Language.RUST: "rust",
-    Language.JAVASCRIPT: "javascript",
-    Language.JULIA: "julia",
-    Language.LEAN4: "lean",
-}
-_KNOWN_TAGS = frozenset().union(*FENCE_TAGS.values())
 MAX_ANSWER_CHARS = 60_000  # ~15k tokens: far beyond any benchmark program; a bigger answer is a runaway
 
 _FENCE = re.compile(
@@ -65,10 +41,11 @@ def extract_code(
         if _OPEN_FENCE.search(answer):
             return Extraction(None, "the code block is not closed (the answer was cut off)", "truncated")
         return Extraction(
-            None, f"the answer contains no fenced ```{FENCE_NAME[language]} code block", "no_code"
+            None, f"the answer contains no fenced ```{spec_for(language).fence_name} code block", "no_code"
         )
-    wanted = FENCE_TAGS[language]
-    usable = [body for tag, body in blocks if tag in wanted or tag not in _KNOWN_TAGS]
+    wanted = spec_for(language).fence_tags
+    known = {tag for spec in REGISTRY.values() for tag in spec.fence_tags}  # another language's block
+    usable = [body for tag, body in blocks if tag in wanted or tag not in known]
     if not usable:
         tags = sorted({tag for tag, _ in blocks})
         return Extraction(

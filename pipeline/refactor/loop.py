@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline import leakage
 from pipeline.errors import LLMError
 from pipeline.llm import ChatReply, LLMClient
 from pipeline.records import Program, RunResult, SourceItem, Verdict
-from pipeline.refactor import leaks as leak_guard
 from pipeline.refactor.execute import Executor
-from pipeline.refactor.extract import FENCE_NAME, Extraction, extract_code, extract_digit, extract_input
+from pipeline.refactor.extract import Extraction, extract_code, extract_digit, extract_input
 from pipeline.refactor.methods import (
     Method,
     bg_program,
@@ -25,6 +25,7 @@ from pipeline.refactor.methods import (
 )
 from pipeline.refactor.outcome import EVIDENCE_CHARS, Outcome, Round, RunSummary
 from pipeline.refactor.prompts import Prompt, load_prompt
+from sandboxes.languages import spec_for
 
 DEFAULT_ROUNDS = 3
 ECHO_CHARS = 4000  # a huge answer is echoed back shortened, so the conversation does not balloon
@@ -155,14 +156,14 @@ class RepairLoop:
         if cleaned != source:  # comments cut: run again so the stored run is of the stored program
             program = code_program(item, method, cleaned, prompt.tag)
             result = self._run_checked(program, method, record)
-        return Accepted(program, result, leak_guard.audit_warnings(cleaned, result.label), {})
+        return Accepted(program, result, leakage.find_leaks(cleaned, result.label), {})
 
     def _input_round(
         self, item: SourceItem, method: Method, prompt: Prompt, stdin: str, record: Round
     ) -> Accepted:
         program = code_program(item, method, item.text, prompt.tag, stdin=stdin)
         result = self._run_checked(program, method, record)
-        warnings = leak_guard.audit_warnings(item.text, result.label)
+        warnings = leakage.find_leaks(item.text, result.label)
         return Accepted(program, result, warnings, {})
 
     def _debugbench_round(
@@ -177,7 +178,7 @@ class RepairLoop:
                 "copy it character for character and put the test harness around it",
             )
         harness_only = swap_in(source, oracle, "") or source
-        if blocking := [x for x in leak_guard.find_leaks(harness_only, language) if not x.cleanable]:
+        if blocking := [x for x in leakage.guard(harness_only, language) if not x.cleanable]:
             raise RoundProblem("leak", "the harness reveals expected results", _describe(blocking))
         oracle_program = code_program(item, method, source, prompt.tag)
         oracle_run = self._run_checked(oracle_program, method, record)
@@ -196,7 +197,7 @@ class RepairLoop:
     # -- pieces -------------------------------------------------------------------------------
 
     def _guard(self, source: str, language, output: str | None, record: Round) -> str:
-        found = leak_guard.find_leaks(source, language, output)
+        found = leakage.guard(source, language, output)
         record.leaks = [leak.describe() for leak in found]
         if blocking := [leak for leak in found if not leak.cleanable]:
             raise RoundProblem(
@@ -205,7 +206,7 @@ class RepairLoop:
                 "strings holding the result are not allowed)",
                 _describe(blocking),
             )
-        return leak_guard.clean_comments(source, language, found) if found else source
+        return leakage.clean_comments(source, language, found) if found else source
 
     def _run_checked(self, program: Program, method: Method, record: Round) -> RunResult:
         result = self.executor.run(program, method.setting)
@@ -219,14 +220,16 @@ class RepairLoop:
         return result
 
     def _repair_message(self, language, method: Method, problem: str, evidence: str) -> dict[str, str]:
-        fence = "text" if method.answer == "input" else FENCE_NAME[language]
+        fence = "text" if method.answer == "input" else spec_for(language).fence_name
         what = "the input" if method.answer == "input" else "the complete program"
         text = self.repair_prompt.messages(problem=problem, evidence=evidence, fence=fence, what=what)
         return text[-1]
 
     def rate_difficulty(self, program: Program) -> int | None:
         prompt = load_prompt("difficulty")
-        messages = prompt.messages(fence=FENCE_NAME[program.language], program=program.entry_file.content)
+        messages = prompt.messages(
+            fence=spec_for(program.language).fence_name, program=program.entry_file.content
+        )
         try:
             return extract_digit(self.client.chat(messages).content)
         except LLMError:
@@ -275,7 +278,7 @@ def _evidence(result: RunResult) -> str:
     )
 
 
-def _describe(found: list[leak_guard.Leak]) -> str:
+def _describe(found: list[leakage.Leak]) -> str:
     return "\n".join(f"- {leak.describe()}" for leak in found)
 
 

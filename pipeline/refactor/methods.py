@@ -7,60 +7,25 @@ source adapters evolve; a missing field shows up as an empty section of the prom
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.errors import ConfigurationError
 from pipeline.records import ExecutionSetting, LabelProtocol, Language, Program, ProgramFile, SourceItem
-from pipeline.refactor.extract import FENCE_NAME
+from sandboxes.languages import spec_for
 
-ENTRY_HINTS: dict[Language, str] = {
-    Language.PYTHON: 'top-level code or `if __name__ == "__main__":`',
-    Language.CPP: "`int main()`",
-    Language.C: "`int main(void)`",
-    Language.JAVA: "`public static void main(String[] args)` in a public class",
-    Language.CSHARP: "`static void Main()`",
-    Language.RUST: "`fn main()`",
-    Language.JAVASCRIPT: "top-level code run by node",
-    Language.JULIA: "top-level code",
-}
-DISPLAY_NAMES: dict[Language, str] = {
-    Language.PYTHON: "Python",
-    Language.CPP: "C++",
-    Language.C: "C",
-    Language.JAVA: "Java",
-    Language.CSHARP: "C#",
-    Language.RUST: "Rust",
-    Language.JAVASCRIPT: "JavaScript",
-    Language.JULIA: "Julia",
-    Language.LEAN4: "Lean 4",
-}
-FILE_NAMES: dict[Language, str] = {
-    Language.PYTHON: "main.py",
-    Language.CPP: "main.cpp",
-    Language.C: "main.c",
-    Language.JAVA: "Main.java",
-    Language.CSHARP: "Program.cs",
-    Language.RUST: "main.rs",
-    Language.JAVASCRIPT: "main.js",
-    Language.JULIA: "main.jl",
-    Language.LEAN4: "Main.lean",
-}
 # SURGE bg's run protocol names the files test.py / test.cpp / <Class>.java (notes/surge-ground-truth.md).
 BG_FILE_NAMES: dict[Language, str] = {
     Language.PYTHON: "test.py",
     Language.CPP: "test.cpp",
     Language.JAVA: "Main.java",
 }
-_JAVA_PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+)?class\s+(\w+)", re.MULTILINE)
 
 
-def file_name(language: Language, source: str, names: dict[Language, str] = FILE_NAMES) -> str:
-    if language is Language.JAVA and (match := _JAVA_PUBLIC_CLASS.search(source)):
-        return f"{match[1]}.java"  # javac insists the file is named after the public class
-    return names.get(language, FILE_NAMES[language])
+def file_name(language: Language, source: str, names: dict[Language, str] | None = None) -> str:
+    """The refactored file's name: the spec's (Java: the public class), or `names`' for its language."""
+    return spec_for(language).refactor_file_name(source, default=(names or {}).get(language))
 
 
 @dataclass(frozen=True)
@@ -88,9 +53,9 @@ def _solution_language(item: SourceItem) -> Language | None:
 
 def _common(item: SourceItem, language: Language) -> dict[str, Any]:
     return {
-        "language": DISPLAY_NAMES.get(language, language.value),
-        "fence": FENCE_NAME[language],
-        "entry_hint": ENTRY_HINTS.get(language, ""),
+        "language": spec_for(language).display_name,
+        "fence": spec_for(language).fence_name,
+        "entry_hint": spec_for(language).entry_hint,
         "text": item.text,
         "path": item.upstream_path,
     }

@@ -48,19 +48,6 @@ from sandboxes.languages import LanguageSpec, spec_for
 IMAGE_REPOSITORY = "surge"
 DEFAULT_SUITE = "bookworm"  # profile "current" (and every profile that names no suite)
 PROFILE_SUITES = {"current": "bookworm", "surge-repro": "bullseye"}
-# Debian packages Julia up to bullseye only: every profile runs Julia 1.5.3.
-FAMILY_SUITE_OVERRIDES = {"julia": "bullseye"}
-LANGUAGE_FAMILIES = {
-    Language.C: "cpp",
-    Language.CPP: "cpp",
-    Language.PYTHON: "python",
-    Language.JAVA: "java",
-    Language.CSHARP: "csharp",
-    Language.RUST: "rust",
-    Language.JAVASCRIPT: "javascript",
-    Language.JULIA: "julia",
-    Language.LEAN4: "lean4",
-}
 BUILD_HINT = "build the images: `make images` (or `bash dockerfiles/build.sh --minimal`: C/C++ and Python)"
 START_HINT = "start the Docker engine (`systemctl start docker`) or use the local sandbox (--backend bwrap)"
 
@@ -90,8 +77,9 @@ FRAME_HEADER = struct.Struct(">BxxxL")
 
 def image_for(language: Language, profile: EnvironmentProfile) -> str:
     """The image a language runs in under a profile: profile.image (a template) or surge/<family>:<suite>."""
-    family = LANGUAGE_FAMILIES[language]
-    suite = FAMILY_SUITE_OVERRIDES.get(family) or PROFILE_SUITES.get(profile.name, DEFAULT_SUITE)
+    spec = spec_for(language)  # the family and any fixed suite are the language spec's
+    family = spec.image_family
+    suite = spec.image_suite or PROFILE_SUITES.get(profile.name, DEFAULT_SUITE)
     template = profile.image or f"{IMAGE_REPOSITORY}/{{family}}:{{suite}}"
     return template.format(family=family, suite=suite)
 

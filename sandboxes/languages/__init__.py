@@ -1,4 +1,10 @@
-"""One spec per language (see base.py); adding a language is one new file plus one line in REGISTRY."""
+"""One spec per language (see base.py); adding a language is one new file plus one line in REGISTRY.
+
+The registry is the core layer's vocabulary of languages (docs/architecture.md): sources, stages and
+sandboxes read it, and every per-language table (upstream aliases, fence tags, comment syntax, Docker
+families, Debian packages) is derived here or from the specs on demand, never copied, so a language
+registered later (a test's throwaway one) is seen everywhere.
+"""
 
 from __future__ import annotations
 
@@ -24,14 +30,60 @@ REGISTRY: dict[Language, LanguageSpec] = {
 
 SELF_TEST_OUTPUT = "surge self-test"
 
-__all__ = ["REGISTRY", "SELF_TEST_OUTPUT", "WORKDIR", "LanguageSpec", "spec_for"]
+__all__ = [
+    "REGISTRY",
+    "SELF_TEST_OUTPUT",
+    "WORKDIR",
+    "LanguageSpec",
+    "image_families",
+    "language_aliases",
+    "parse_language",
+    "registered",
+    "setup_packages",
+    "spec_for",
+]
 
 
 def spec_for(language: Language | str) -> LanguageSpec:
     try:
         return REGISTRY[Language(language)]
     except (KeyError, ValueError):
-        known = ", ".join(lang.value for lang in REGISTRY)
         raise ConfigurationError(
-            f"no sandbox spec for language {language!r}", hint=f"known: {known}"
+            f"no sandbox spec for language {str(language)!r}", hint=f"known: {_known()}"
         ) from None
+
+
+def registered(language: Language | str) -> Language:
+    """The language if it has a spec, else ValueError naming the choices (pydantic's validators need it)."""
+    if Language(language) not in REGISTRY:
+        raise ValueError(f"unknown language {str(language)!r} (known: {_known()})")
+    return Language(language)
+
+
+def language_aliases() -> dict[str, Language]:
+    """Upstream spellings (McEval file names, DebugBench shard prefixes, SURGE's language field)."""
+    return {
+        alias: spec.language for spec in REGISTRY.values() for alias in (spec.language.value, *spec.aliases)
+    }
+
+
+def parse_language(name: str) -> Language:
+    """Map an upstream language name to a sandbox language, or raise ValueError naming the choices."""
+    try:
+        return language_aliases()[name.strip().lower()]
+    except KeyError:
+        raise ValueError(f"unknown language {name!r} (known: {_known()})") from None
+
+
+def setup_packages() -> tuple[str, ...]:
+    """The Debian packages `make setup` installs for the languages, in registry order."""
+    return tuple(dict.fromkeys(p for spec in REGISTRY.values() for p in spec.setup_packages))
+
+
+def image_families() -> tuple[str, ...]:
+    """The Docker image families (dockerfiles/<family>/), in registry order."""
+    return tuple(dict.fromkeys(spec.image_family for spec in REGISTRY.values()))
+
+
+def _known() -> str:
+    return ", ".join(sorted(lang.value for lang in REGISTRY))

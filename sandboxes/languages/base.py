@@ -1,4 +1,4 @@
-"""What a language spec is: file layout, compile command, run command, install hint.
+"""What a language spec is: names, file layout, compile and run commands, comment syntax, packages.
 
 A spec is declarative data plus a few small methods; odd toolchains (Java's class names) override one.
 Paths are absolute under /app because compiler diagnostics quote them and SURGE's labels show
@@ -12,27 +12,55 @@ from dataclasses import dataclass, field
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
 
 WORKDIR = "/app"
-# Debian packages `make setup` installs (scripts/setup-system.sh; a test keeps the two in step).
-SETUP_PACKAGES = frozenset(
-    {"gcc", "g++", "clang", "clang-14", "clang-19", "default-jdk-headless", "mono-mcs", "mono-runtime"}
-    | {"rustc", "python3", "nodejs"}
-    | {"default-jre-headless"}  # a dependency of default-jdk-headless
-)
 
 
 @dataclass(frozen=True)
 class LanguageSpec:
+    """Everything about one language; every per-language table elsewhere is derived from these fields.
+
+    ``aliases``, ``setup_packages``, ``image_family`` and ``image_packages`` must be written as literals:
+    ``manifest.py`` reads them from the source with ``ast`` for ``make setup``, which runs before the
+    virtualenv (and pydantic) exists.
+    """
+
     language: Language
+    display_name: str  # how prompts and reports name it: "C++", "C#"
+    aliases: tuple[str, ...]  # upstream spellings besides its own name, lower case: McEval, DebugBench, SURGE
     source_name: str  # a one-file program's file name when its own name has no extension we know
     extensions: tuple[str, ...]
     default_tool: str  # the compiler (compiled languages) or the interpreter
-    apt_packages: dict[str, str]  # tool -> Debian package that installs it
+    apt_packages: dict[str, str]  # tool -> Debian package that installs it (the install hint)
+    # The refactor: the file a refactored program is saved as ("main.rs"), the tags models put on a code
+    # block (lower case; the first is the one prompts ask for).
+    refactor_file: str
+    fence_tags: tuple[str, ...]
+    # Comment syntax, for the leak detector (pipeline/leakage.py): line-comment prefixes.
+    line_comments: tuple[str, ...]
+    # The Docker image family: dockerfiles/<family>/Dockerfile; languages sharing a toolchain share one.
+    image_family: str
+    block_comments: tuple[tuple[str, str], ...] = ()  # (opening, closing) delimiters
+    entry_hint: str = ""  # where the program starts, for the refactor prompt: "`fn main()`"
+    setup_packages: tuple[str, ...] = ()  # scripts/setup-system.sh installs these (empty: not in Debian)
+    # The image's Debian packages per suite, by name; dockerfiles/pins/<suite>.txt pins their versions
+    # (tests/sandboxes/test_manifest.py keeps the two in step). A suite not named here has no image.
+    image_packages: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    image_suite: str | None = None  # the one Debian suite every profile's image uses (Julia: bullseye)
+    alternative_tools: tuple[str, ...] = ()  # other compilers a setting may name (`surge doctor` probes them)
     run_tool: str | None = None  # the runtime a compiled program needs (java, mono); None: runs itself
     artifacts: tuple[str, ...] = ()  # globs under /app the compile produces (cached, hashed, shared)
     memory_rlimit: str = "data"  # see sandboxes/inner/runner.py: "data" | "as" | "none"
     run_env: dict[str, str] = field(default_factory=dict)
     heap_flag: str | None = None  # e.g. "-Xmx{}m": a managed heap sized to half the run's memory limit
     self_test: str = ""  # a tiny program printing SELF_TEST_OUTPUT (tests run every installed language)
+
+    @property
+    def fence_name(self) -> str:
+        """The fence tag prompts ask for."""
+        return self.fence_tags[0]
+
+    def refactor_file_name(self, source: str, default: str | None = None) -> str:
+        """The file a refactored program is saved as (Java overrides: javac wants the public class)."""
+        return default or self.refactor_file
 
     @property
     def compiled(self) -> bool:
@@ -74,7 +102,7 @@ class LanguageSpec:
         )
         if " " in package:  # not packaged by Debian: the spec says where it comes from
             return package
-        if package in SETUP_PACKAGES:
+        if package in self.setup_packages:
             return f"apt-get install {package} (or `make setup`)"
         return f"apt-get install {package}"
 

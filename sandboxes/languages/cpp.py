@@ -6,6 +6,21 @@ from sandboxes.languages.base import NativeSpec
 # `undefined reference to pthread_create`, so SURGE did not add it.
 SPEC = NativeSpec(
     language=Language.CPP,
+    display_name="C++",
+    aliases=("c++", "cxx"),
+    refactor_file="main.cpp",
+    entry_hint="`int main()`",
+    fence_tags=("cpp", "c++", "cc", "cxx", "hpp"),
+    line_comments=("//",),
+    block_comments=(("/*", "*/"),),
+    # clang 19 prints the line gutters SURGE's dr labels show
+    setup_packages=("g++", "clang", "clang-14", "clang-19"),
+    image_family="cpp",
+    image_packages={
+        "bookworm": ("g++", "g++-12", "clang", "clang-14", "clang-19", "libc6-dev"),
+        "bullseye": ("g++", "g++-10", "clang-16", "libc6-dev"),  # clang-16: the newest bullseye has
+    },
+    alternative_tools=("clang++", "clang++-14", "clang++-16", "clang++-19"),
     source_name="test.cpp",
     extensions=(".cpp", ".cc", ".cxx"),
     default_tool="g++",

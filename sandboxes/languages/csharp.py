@@ -27,6 +27,16 @@ class MonoSpec(LanguageSpec):
 
 SPEC = MonoSpec(
     language=Language.CSHARP,
+    display_name="C#",
+    aliases=("c#", "cs"),
+    refactor_file="Program.cs",
+    entry_hint="`static void Main()`",
+    fence_tags=("csharp", "cs", "c#"),
+    line_comments=("//",),
+    block_comments=(("/*", "*/"),),
+    setup_packages=("mono-mcs", "mono-runtime"),
+    image_family="csharp",
+    image_packages={"bookworm": ("mono-mcs", "mono-runtime"), "bullseye": ("mono-mcs", "mono-runtime")},
     source_name="test.cs",
     extensions=(".cs",),
     default_tool="mcs",

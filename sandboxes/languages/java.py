@@ -7,6 +7,9 @@ from sandboxes.languages.base import WORKDIR, LanguageSpec
 PUBLIC_CLASS = re.compile(
     r"public\s+(?:(?:final|abstract|static)\s+)*(?:class|enum|record|interface)\s+(\w+)"
 )
+# A refactored file's name: a top-level public class only (`public static class Node` nested in a non-public
+# class must not name the file).
+TOP_PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+)?class\s+(\w+)", re.MULTILINE)
 ANY_CLASS = re.compile(r"\b(?:class|enum|record|interface)\s+(\w+)")
 MAIN_METHOD = re.compile(r"\bstatic\s+(?:public\s+)?void\s+main\s*\(")
 # Serial GC and one compiler thread: fewer JVM threads (they count against the process limit) and a
@@ -23,6 +26,11 @@ class JavaSpec(LanguageSpec):
             match = PUBLIC_CLASS.search(program.files[0].content)
             return f"{match[1] if match else 'Main'}.java"
         return path
+
+    def refactor_file_name(self, source: str, default: str | None = None) -> str:
+        if match := TOP_PUBLIC_CLASS.search(source):
+            return f"{match[1]}.java"  # javac insists the file is named after the public class
+        return default or self.refactor_file
 
     def main_class(self, program: Program) -> str:
         source = program.entry_file.content
@@ -50,6 +58,16 @@ class JavaSpec(LanguageSpec):
 
 SPEC = JavaSpec(
     language=Language.JAVA,
+    display_name="Java",
+    aliases=(),
+    refactor_file="Main.java",
+    entry_hint="`public static void main(String[] args)` in a public class",
+    fence_tags=("java",),
+    line_comments=("//",),
+    block_comments=(("/*", "*/"),),
+    setup_packages=("default-jdk-headless", "default-jre-headless"),  # the jre: a dependency of the jdk
+    image_family="java",
+    image_packages={"bookworm": ("openjdk-17-jdk-headless",), "bullseye": ("openjdk-17-jdk-headless",)},
     source_name="Main.java",
     extensions=(".java",),
     default_tool="javac",

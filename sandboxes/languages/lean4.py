@@ -6,6 +6,18 @@ from sandboxes.languages.base import LanguageSpec
 # (docs/lean.md), whose label is the REPL's JSON in SURGE's fl format.
 SPEC = LanguageSpec(
     language=Language.LEAN4,
+    display_name="Lean 4",
+    aliases=("lean",),
+    refactor_file="Main.lean",
+    fence_tags=("lean", "lean4"),
+    line_comments=("--",),
+    block_comments=(("/-", "-/"),),
+    image_family="lean4",
+    # the image downloads elan and its toolchain (dockerfiles/lean4/Dockerfile)
+    image_packages={
+        "bookworm": ("curl", "git", "ca-certificates"),
+        "bullseye": ("curl", "git", "ca-certificates"),
+    },
     source_name="test.lean",
     extensions=(".lean",),
     default_tool="lean",

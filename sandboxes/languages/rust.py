@@ -14,6 +14,17 @@ class RustSpec(NativeSpec):
 
 SPEC = RustSpec(
     language=Language.RUST,
+    display_name="Rust",
+    aliases=("rs",),
+    refactor_file="main.rs",
+    entry_hint="`fn main()`",
+    fence_tags=("rust", "rs"),
+    line_comments=("//",),
+    block_comments=(("/*", "*/"),),
+    # Debian's rustc, so the sandbox never needs the host's ~/.rustup
+    setup_packages=("rustc",),
+    image_family="rust",
+    image_packages={"bookworm": ("rustc",), "bullseye": ("rustc",)},
     source_name="test.rs",
     extensions=(".rs",),
     default_tool="rustc",

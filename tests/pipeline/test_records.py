@@ -10,8 +10,8 @@ from pipeline.records import (
     Program,
     ProgramFile,
     RunRequest,
-    parse_language,
 )
+from sandboxes.languages import parse_language
 
 
 def test_same_program_setting_and_profile_give_the_same_run_id() -> None:
@@ -63,6 +63,16 @@ def test_language_aliases_and_unknown_names() -> None:
     assert parse_language("python3") is Language.PYTHON
     with pytest.raises(ValueError, match="unknown language 'cobol'"):
         parse_language("cobol")
+
+
+def test_language_is_an_open_string_type_with_interned_constants() -> None:
+    assert Language("cpp") is Language.CPP and Language.CPP == "cpp" and Language.CPP.value == "cpp"
+    assert f"{Language.JAVA}" == "java" and Language("go") == "go"  # open: the registry says what is known
+    program = Program.single(Language.RUST, "fn main() {}")
+    assert program.model_dump()["language"] == "rust" and type(program.model_dump()["language"]) is str
+    assert Program(**program.model_dump(exclude={"program_id"})).language is Language.RUST
+    with pytest.raises(ValidationError, match="unknown language 'go'"):
+        Program(language="go", files=({"path": "main.go", "content": ""},))
 
 
 def test_records_are_frozen_and_reject_unknown_fields() -> None:

@@ -1,9 +1,13 @@
-"""The leak guard on the shapes SURGE's released programs show (cl: `# Output: 4`, ml: `expected = ...`)."""
+"""The leak guard (pipeline.leakage.guard) on the shapes SURGE's released programs show.
+
+cl: `# Output: 4`, ml: `expected = ...`.
+"""
 
 from __future__ import annotations
 
+from pipeline.leakage import clean_comments, split_comment
+from pipeline.leakage import guard as find_leaks
 from pipeline.records import Language
-from pipeline.refactor.leaks import clean_comments, find_leaks, split_comment
 
 
 def kinds(source: str, language: Language, output: str | None = None) -> list[tuple[str, int, bool]]:
