@@ -42,9 +42,23 @@ Record = TypeVar("Record", bound=BaseModel)
 
 COMPACTION_JOURNAL = ".compaction.json"
 ROWS_PER_ROW_GROUP = 1024  # small enough to filter well, large enough to compress code columns
-# 2: run ids hash limits, repeats, backend and toolchain identity too (pipeline.records.RUN_ID_RULE);
-# rows of version-1 parts stay readable but their run ids are never matched again.
-SCHEMA_VERSION = str(RUN_ID_RULE)
+# 1: run ids of program, setting and profile only. 2: run ids hash limits, repeats, backend and toolchain
+# identity too (pipeline.records.RUN_ID_RULE); rows of version-1 parts stay readable but their run ids are
+# never matched again. 3: runs store their label protocol and compute the label from the phases (issue 11);
+# version-1 and 2 rows stored the label itself and read back with the protocol that composes it.
+SCHEMA_VERSION = "3"
+RUN_ID_RULE_OF_SCHEMA = {"1": 1, "2": 2, "3": 2}
+
+
+def old_run_id_rule_rows(rows_by_schema_version: dict[str, int]) -> int:
+    """How many rows carry run ids of an older rule than today's: no new run id matches them."""
+    return sum(
+        rows
+        for version, rows in rows_by_schema_version.items()
+        if RUN_ID_RULE_OF_SCHEMA.get(version) != RUN_ID_RULE
+    )
+
+
 _part_counter = itertools.count(1)
 
 

@@ -29,7 +29,6 @@ from types import TracebackType
 from typing import Any
 
 from pipeline.errors import SandboxUnavailable
-from pipeline.labels import compose_label
 from pipeline.records import (
     Limits,
     PhaseResult,
@@ -360,7 +359,7 @@ class BwrapBackend:
             compile=compile_phase,
             run=run,
             verdict=verdict,
-            label=compose_label(request.program.protocol, compile_phase, run),
+            protocol=request.program.protocol,
             repeats=max(1, len(runs)),
             distinct_outputs=max(1, len({r.stdout for r in runs})),
             origin=dict(request.program.origin),
