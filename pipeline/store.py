@@ -200,16 +200,33 @@ def replaced_by_compaction(folder: Path) -> set[str] | None:
 
 
 def compact_parts(folder: Path) -> Path | None:
-    """Merge a table's parts into one, safely under interruption at any point.
+    """Merge a table's parts into one per schema version (the last merged part, or None), safely under
+    interruption at any point.
 
+    Parts of different schema versions have different columns (version 3 added ``protocol``): merging
+    them would drop a column or fill a required one with nulls, so each version is merged on its own.
     A journal naming the merged part and the parts it replaces is written before the merged part is
     renamed into place; readers honour it (``part_files``), and the next compaction or check finishes
     the deletions. So a crash never shows a row twice, nor loses one.
     """
     finish_compaction(folder)
-    old_parts = part_files(folder)
-    if len(old_parts) < 2:
-        return None
+    by_version: dict[str, list[Path]] = {}
+    for part in part_files(folder):
+        by_version.setdefault(schema_version_of(part), []).append(part)
+    merged = None
+    for old_parts in by_version.values():
+        if len(old_parts) >= 2:
+            merged = merge_parts(folder, old_parts)
+    return merged
+
+
+def schema_version_of(part: Path) -> str:
+    metadata = pq.read_schema(part).metadata or {}
+    return metadata.get(b"surge.schema_version", b"?").decode()
+
+
+def merge_parts(folder: Path, old_parts: list[Path]) -> Path:
+    """One compaction: parts of one schema version into one, journalled (see ``compact_parts``)."""
     merged_rows = ds.dataset([str(p) for p in old_parts], format="parquet").to_table()
     metadata = pq.read_schema(old_parts[0]).metadata
     name = new_part_name()

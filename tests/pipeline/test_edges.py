@@ -157,3 +157,14 @@ def test_parts_that_stored_the_label_instead_of_the_protocol_read_back_with_thei
     assert read[warned.run_id].label == "w: careful\n1\n" and read[make_result().run_id].label == "1\n"
     assert store.runs.rows_by_schema_version() == {"2": 2}
     assert old_run_id_rule_rows(store.runs.rows_by_schema_version()) == 0
+    for index in range(2):  # parts of both versions: compaction merges each version on its own
+        store.runs.append([make_result(f"print({index})", f"{index}\n")])
+        store.runs.flush()
+    store.runs.append([make_result("print(3)", "3\n")])
+    assert store.runs.compact() is not None
+    assert (
+        store.runs.rows_by_schema_version() == {"2": 2, SCHEMA_VERSION: 3}
+        and len(store.runs.part_files()) == 2
+    )
+    labels = sorted(r.label for r in store.runs.records())
+    assert labels == ["0\n", "1\n", "1\n", "3\n", "w: careful\n1\n"]
