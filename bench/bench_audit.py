@@ -22,7 +22,7 @@ def result_for(request: RunRequest, label: str) -> RunResult:
     return RunResult(
         run_id=request.run_id, program_id=request.program.program_id, setting_id=request.setting.setting_id,
         profile_id=PROFILE.profile_id, language=request.program.language, setting=request.setting,
-        run=PhaseResult(stdout=label, verdict=Verdict.OK), verdict=Verdict.OK, label=label,
+        run=PhaseResult(stdout=label, verdict=Verdict.OK), verdict=Verdict.OK,
         provenance=Provenance(
             backend="bench", profile=PROFILE.name, limits=request.limits, host="bench",
             started_at=datetime.now(UTC), pipeline_version="0",

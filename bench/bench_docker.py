@@ -62,7 +62,7 @@ def container_start_ms(cache: Path) -> float:
         shape = ContainerShape.of("surge/python:bookworm", RunRequest(program=Program.single("python", ""),
                                                                        profile=PROFILE))  # fmt: skip
         started = time.perf_counter()
-        runner = ContainerRunner(backend.api, shape)
+        runner = ContainerRunner(backend.launcher.api, shape)
         elapsed = time.perf_counter() - started
         runner.close()
     return elapsed * 1000

@@ -14,7 +14,16 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, computed_field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    ValidationInfo,
+    computed_field,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import CoreSchema, core_schema
 
 ID_HEX_CHARS = 16  # 64 bits: collision-free at SURGE scale (millions of rows), short enough to read
@@ -153,6 +162,7 @@ class LabelProtocol(StrEnum):
     STDOUT = "stdout"  # ml, cl, sc, tc, rl: the run's stdout
     COMPILE_THEN_RUN = "compile_then_run"  # dr: compiler output, then the run's stdout
     COMBINED_WITH_PREFIX = "combined_with_prefix"  # bg: 'Compilation Error: ' + stderr, else stdout + stderr
+    PROOF_CHECK = "proof_check"  # fl: the Lean check's answer (its phase's stdout) when Lean answered
 
 
 class Program(Frozen):
@@ -333,6 +343,30 @@ class PhaseResult(Frozen):
     detail: str = Field(default="", description="why, for verdicts the streams do not explain")
 
 
+COMPILE_ERROR_PREFIX = "Compilation Error: "
+STORED_ROW = "stored_row"  # validation context key: the row as stored (pipeline/schema.py from_row)
+
+
+def compose_label(protocol: LabelProtocol, compile: PhaseResult | None, run: PhaseResult | None) -> str:
+    """stdout: the run's stdout. compile_then_run (dr): compiler output, then the run's stdout.
+    combined_with_prefix (bg): 'Compilation Error: ' + compiler stderr when compiling failed, else the
+    run's stdout then stderr. proof_check (fl): the check phase's stdout when Lean answered (ok or
+    compile_error), else nothing. A signal never adds shell text such as 'Segmentation fault'.
+    (SURGE's conventions: shared/notes/surge-ground-truth.md.)"""
+    compile_failed = compile is not None and compile.verdict is not Verdict.OK
+    if protocol is LabelProtocol.COMBINED_WITH_PREFIX:
+        if compile_failed and compile is not None:
+            return COMPILE_ERROR_PREFIX + compile.stderr
+        return (run.stdout + run.stderr) if run else ""
+    if protocol is LabelProtocol.COMPILE_THEN_RUN:
+        diagnostics = (compile.stdout + compile.stderr) if compile else ""
+        return diagnostics + (run.stdout if run else "")
+    if protocol is LabelProtocol.PROOF_CHECK:
+        answered = compile is not None and compile.verdict in (Verdict.OK, Verdict.COMPILE_ERROR)
+        return compile.stdout if answered and compile is not None else ""
+    return run.stdout if run else ""
+
+
 class Provenance(Frozen):
     backend: str = Field(description="'bwrap', 'docker' or 'unsafe-local'")
     profile: str
@@ -356,11 +390,36 @@ class RunResult(Frozen):
     compile: PhaseResult | None = Field(default=None, description="None for interpreted languages")
     run: PhaseResult | None = Field(default=None, description="None when compiling failed")
     verdict: Verdict
-    label: str = Field(description="the label text composed by the program's protocol")
+    protocol: LabelProtocol = Field(
+        default=LabelProtocol.STDOUT,
+        description="how `label` is composed from the phases: the program's protocol (proof_check for Lean)",
+    )
     repeats: int = Field(default=1, description="how many times the run phase was executed")
     distinct_outputs: int = Field(default=1, description=">1 means the output is not deterministic")
     origin: dict[str, str] = Field(default_factory=dict)
     provenance: Provenance
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> str:
+        """The label, composed from the recorded phases after the run (never captured interleaved)."""
+        return compose_label(self.protocol, self.compile, self.run)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _protocol_of_old_rows(cls, data: Any, info: ValidationInfo) -> Any:
+        """Parts before schema 3 stored the composed label, not the protocol (pipeline/store.py): such a
+        row gets the first protocol that composes its stored label again, so its label reads unchanged."""
+        stored = (info.context or {}).get(STORED_ROW)
+        if not isinstance(data, dict) or data.get("protocol") is not None or not stored:
+            return data
+        if stored.get("label") is None:
+            return data
+        phases = [PhaseResult.model_validate(data[k]) if data.get(k) else None for k in ("compile", "run")]
+        for protocol in LabelProtocol:
+            if compose_label(protocol, *phases) == stored["label"]:
+                return {**data, "protocol": protocol}
+        raise ValueError(f"no label protocol composes the stored label of run {data.get('run_id')}")
 
     @property
     def deterministic(self) -> bool:

@@ -17,6 +17,8 @@ from typing import Any
 import pyarrow as pa
 from pydantic import BaseModel
 
+from pipeline.records import STORED_ROW
+
 
 def arrow_type(annotation: Any) -> pa.DataType:
     origin = typing.get_origin(annotation)
@@ -96,8 +98,9 @@ def _encode_value(annotation: Any, value: Any) -> Any:
 
 
 def from_row(model: type[BaseModel], row: dict[str, Any]) -> Any:
-    """Inverse of ``to_row``: decode JSON-text dicts and drop computed fields, then validate."""
-    return model.model_validate(_decode(model, row))
+    """Inverse of ``to_row``: decode JSON-text dicts and drop computed fields, then validate. The row as
+    stored goes along as validation context (``stored_row``), so a model can read old parts' columns."""
+    return model.model_validate(_decode(model, row), context={STORED_ROW: row})
 
 
 def _decode(model: type[BaseModel], row: dict[str, Any]) -> dict[str, Any]:

@@ -42,9 +42,23 @@ Record = TypeVar("Record", bound=BaseModel)
 
 COMPACTION_JOURNAL = ".compaction.json"
 ROWS_PER_ROW_GROUP = 1024  # small enough to filter well, large enough to compress code columns
-# 2: run ids hash limits, repeats, backend and toolchain identity too (pipeline.records.RUN_ID_RULE);
-# rows of version-1 parts stay readable but their run ids are never matched again.
-SCHEMA_VERSION = str(RUN_ID_RULE)
+# 1: run ids of program, setting and profile only. 2: run ids hash limits, repeats, backend and toolchain
+# identity too (pipeline.records.RUN_ID_RULE); rows of version-1 parts stay readable but their run ids are
+# never matched again. 3: runs store their label protocol and compute the label from the phases (issue 11);
+# version-1 and 2 rows stored the label itself and read back with the protocol that composes it.
+SCHEMA_VERSION = "3"
+RUN_ID_RULE_OF_SCHEMA = {"1": 1, "2": 2, "3": 2}
+
+
+def old_run_id_rule_rows(rows_by_schema_version: dict[str, int]) -> int:
+    """How many rows carry run ids of an older rule than today's: no new run id matches them."""
+    return sum(
+        rows
+        for version, rows in rows_by_schema_version.items()
+        if RUN_ID_RULE_OF_SCHEMA.get(version) != RUN_ID_RULE
+    )
+
+
 _part_counter = itertools.count(1)
 
 
@@ -186,16 +200,33 @@ def replaced_by_compaction(folder: Path) -> set[str] | None:
 
 
 def compact_parts(folder: Path) -> Path | None:
-    """Merge a table's parts into one, safely under interruption at any point.
+    """Merge a table's parts into one per schema version (the last merged part, or None), safely under
+    interruption at any point.
 
+    Parts of different schema versions have different columns (version 3 added ``protocol``): merging
+    them would drop a column or fill a required one with nulls, so each version is merged on its own.
     A journal naming the merged part and the parts it replaces is written before the merged part is
     renamed into place; readers honour it (``part_files``), and the next compaction or check finishes
     the deletions. So a crash never shows a row twice, nor loses one.
     """
     finish_compaction(folder)
-    old_parts = part_files(folder)
-    if len(old_parts) < 2:
-        return None
+    by_version: dict[str, list[Path]] = {}
+    for part in part_files(folder):
+        by_version.setdefault(schema_version_of(part), []).append(part)
+    merged = None
+    for old_parts in by_version.values():
+        if len(old_parts) >= 2:
+            merged = merge_parts(folder, old_parts)
+    return merged
+
+
+def schema_version_of(part: Path) -> str:
+    metadata = pq.read_schema(part).metadata or {}
+    return metadata.get(b"surge.schema_version", b"?").decode()
+
+
+def merge_parts(folder: Path, old_parts: list[Path]) -> Path:
+    """One compaction: parts of one schema version into one, journalled (see ``compact_parts``)."""
     merged_rows = ds.dataset([str(p) for p in old_parts], format="parquet").to_table()
     metadata = pq.read_schema(old_parts[0]).metadata
     name = new_part_name()

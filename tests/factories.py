@@ -41,7 +41,6 @@ def make_result(source: str = "print(1)", stdout: str = "1\n", verdict: Verdict 
         setting=setting,
         run=run,
         verdict=verdict,
-        label=stdout,
         origin={"name": source[:20]},
         provenance=Provenance(
             backend="test",

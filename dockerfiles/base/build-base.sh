@@ -22,6 +22,10 @@ built_hash() {
 
 build_suite() {
   local suite="$1" tag="surge/base:$1" hash
+  # One build of a suite at a time: a second `make images` (or a test building its image) waits here,
+  # then finds the image built, instead of wiping the debootstrap root under the first.
+  exec 9>"$WORK_ROOT/$suite.lock"
+  flock 9
   hash="$(inputs_hash "$suite")"
   if [ "$(built_hash "$tag")" = "$hash" ]; then
     echo "base: $tag is up to date ($hash)"
@@ -49,6 +53,7 @@ build_suite() {
     - "$tag" >/dev/null
   rm -rf "$root"
   echo "base: built $tag (Debian $debian_version)"
+  exec 9>&-
 }
 
 [ $# -gt 0 ] || set -- bookworm

@@ -103,7 +103,7 @@ def execute_requests(
     from flows.run_programs import run_job
     from flows.runtime import check_dask_address, default_workers
     from pipeline.batches import plan
-    from pipeline.store import SCHEMA_VERSION
+    from pipeline.store import old_run_id_rule_rows
     from sandboxes.identity import check_available
 
     if getattr(args, "dask_address", None):
@@ -127,9 +127,7 @@ def execute_requests(
                 "run the same command again to retry them; `surge doctor` checks the sandbox",
             )
         )
-    old_rule = sum(
-        n for version, n in store.runs.rows_by_schema_version().items() if version != SCHEMA_VERSION
-    )
+    old_rule = old_run_id_rule_rows(store.runs.rows_by_schema_version())
     return {
         "planned_runs": len(requests),
         "already_stored": len(requests) - len(todo),

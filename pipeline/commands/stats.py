@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.commands.common import add_store_argument, old_rule_note
-from pipeline.store import SCHEMA_VERSION, Store
+from pipeline.store import Store, old_run_id_rule_rows
 
 HELP = "summarise the store: runs by language and verdict, CPU-time percentiles, non-deterministic outputs"
 EXAMPLE = "surge stats --store .surge/store --json"
@@ -71,9 +71,9 @@ def render(summary: dict[str, Any]) -> str:
         lines.append(f"{'language':<12}" + "".join(f"{v:>17}" for v in verdicts))
         for language, counts in summary["by_language"].items():
             lines.append(f"{language:<12}" + "".join(f"{counts.get(v, 0):>17}" for v in verdicts))
-    old = {v: n for v, n in summary["rows_by_schema_version"].items() if v != SCHEMA_VERSION}
+    old = old_run_id_rule_rows(summary["rows_by_schema_version"])
     if old:
-        lines.append(old_rule_note(sum(old.values())))
+        lines.append(old_rule_note(old))
     if summary["cpu_s_percentiles"]:
         figures = "  ".join(f"{k}={v:.3f}s" for k, v in summary["cpu_s_percentiles"].items())
         lines.append(f"run CPU time  {figures}")

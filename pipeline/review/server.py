@@ -110,7 +110,7 @@ def make_server(
 
 def _difficulty(body: dict[str, Any]) -> int | None:
     """The reviewer's difficulty from a JSON body (absent or empty: confirm the proposal)."""
-    value = body.get("difficulty")
+    value: Any = body.get("difficulty")
     if value in (None, ""):
         return None
     try:

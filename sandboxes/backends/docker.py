@@ -5,8 +5,9 @@ process, talked to over the attach socket with JSON lines (``exec_run`` has no t
 killed; here a hung runner is a socket timeout, and the container is removed). The runner clears /app and
 /tmp before every program, so each program gets a fresh working directory; a container is recycled after
 ``recycle_after`` programs, and at once when it may be contaminated (the runner died or hung, or a program
-hit a limit). Compile, run, caching and result assembly are BwrapBackend's (subclassed): only where
-programs run, which tools exist and what the provenance says differ.
+hit a limit). This file is only how containers start and what an image holds (its digest, its tools, probed
+in the image); compile, run, verdicts and caches are the runner core's (sandboxes/core.py), with one compile
+cache and one run memo per image.
 
 Hardening: no network, read-only root, tmpfs /app and /tmp, uid 10001, ``cap_drop=ALL``,
 no-new-privileges, a pids limit (the fork-bomb stop: a non-root runner cannot use RLIMIT_NPROC per
@@ -25,23 +26,23 @@ import struct
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from docker.errors import DockerException, ImageNotFound
 
 from pipeline.errors import SandboxUnavailable
-from pipeline.records import EnvironmentProfile, Language, PhaseResult, RunRequest, RunResult, Verdict
-from sandboxes.backends.bwrap import (
-    RUNNER_DIR,
-    BwrapBackend,
-    SandboxCrash,
-    _pipeline_version,
-    sandbox_env_for_runner,
-)
+from pipeline.records import EnvironmentProfile, Language, RunRequest, Verdict
 from sandboxes.compile_cache import CompileCache, RunMemo
-from sandboxes.languages import LanguageSpec, spec_for
+from sandboxes.core import (
+    RUNNER_DIR,
+    PathMap,
+    RunnerCore,
+    SandboxCrash,
+    Unplaceable,
+    runner_env,
+)
+from sandboxes.languages import spec_for
 
 # -- images ------------------------------------------------------------------------------------------
 
@@ -60,7 +61,7 @@ RECYCLE_AFTER_PROGRAMS = 200
 RUNNER_OVERHEAD_MIB = 256  # the runner and page cache on top of the largest per-program memory limit
 RUNNER_PIDS = 16  # the runner, docker-init and the kill helper on top of the per-program process limit
 SCRATCH_TMPFS_MIB = 1024
-RUNNER_GRACE_S = 30.0
+PROBE_TIMEOUT_S = 60
 CONTAINER_START_TIMEOUT_S = 60.0
 API_TIMEOUT_S = 60
 # A program that hit one of these may have left state we cannot see: the container is replaced.
@@ -166,8 +167,7 @@ class ContainerRunner:
     def __init__(self, api: Any, shape: ContainerShape) -> None:
         self.api = api
         self.shape = shape
-        self.scratch: Path | None = None  # BwrapBackend's hook for unsafe-local: the paths are /app here
-        self.uid: int | None = None  # no reserved host uid: programs are confined to the container instead
+        self.paths = PathMap()  # /app and /tmp are the container's own
         self.programs = 0
         self.contaminated = False
         self.stdout = b""
@@ -184,7 +184,7 @@ class ContainerRunner:
             # EOF for the runner, which then exits ...
             network_disabled=True,
             labels={"org.surge.backend": "docker"},
-            environment=sandbox_env_for_runner(),  # as under bwrap: HOME=/tmp/home, made on every reset
+            environment=runner_env(),  # as under bwrap: HOME=/tmp/home, made on every reset
             host_config=host_config(api, shape),
         )
         self.container_id: str = created["Id"]
@@ -284,13 +284,13 @@ class ImageFacts:
     image_id: str
     digest: str
     labels: dict[str, str]
+    cache: CompileCache  # compiled artifacts belong to the image they were built in (compiler, C library)
     tools: dict[str, str | None] = field(default_factory=dict)  # tool -> its --version line; None: absent
-    cache: CompileCache | None = None
     memo: RunMemo = field(default_factory=RunMemo)
 
 
-class DockerBackend(BwrapBackend):
-    """Backend protocol over warm Docker containers; see the module docstring."""
+class DockerBackend(RunnerCore["DockerLauncher"]):
+    """The runner core over warm containers (see the module docstring)."""
 
     def __init__(
         self,
@@ -298,80 +298,35 @@ class DockerBackend(BwrapBackend):
         cache_dir: Path | str | None = None,
         recycle_after: int = RECYCLE_AFTER_PROGRAMS,
     ) -> None:
+        super().__init__(DockerLauncher(cache_dir=cache_dir, recycle_after=recycle_after), workers)
+
+
+class DockerLauncher:
+    """Warm containers per shape (image, memory and pids budget), and what each image holds."""
+
+    def __init__(
+        self, cache_dir: Path | str | None = None, recycle_after: int = RECYCLE_AFTER_PROGRAMS
+    ) -> None:
         self.client = connect()
         self.api = self.client.api
         self.name = "docker"
-        self.workers = max(1, workers)
         self.recycle_after = recycle_after
         self.cache_root = Path(cache_dir or os.environ.get("SURGE_COMPILE_CACHE") or ".surge/cache/compile")
         self.pools: dict[ContainerShape, queue.Queue[ContainerRunner]] = {}
-        self.all_runners: list[ContainerRunner] = []  # type: ignore[assignment]
+        self.all_runners: list[ContainerRunner] = []
         self.images: dict[str, ImageFacts | None] = {}
         self.lock = threading.Lock()
-        self.local = threading.local()  # the request a worker thread is on (BwrapBackend's hooks take none)
-        self.host = socket.gethostname()
-        self.pipeline_version = _pipeline_version()
         self.closed = False
         self.containers_started = 0
 
-    # -- per-request state: the compile cache and shared runs are per image ------------------------
-
-    @property
-    def cache(self) -> CompileCache:  # type: ignore[override]
-        facts = self.local.facts
-        assert facts.cache is not None
-        return facts.cache
-
-    @property
-    def memo(self) -> RunMemo:  # type: ignore[override]
-        return self.local.facts.memo
-
-    @property
-    def idle(self) -> DockerBackend:  # type: ignore[override]
-        return self  # BwrapBackend.run_one gives a runner back with self.idle.put(runner)
-
-    # -- one request ---------------------------------------------------------------------------
-
-    def run_one(self, request: RunRequest) -> RunResult:
-        started = datetime.now(UTC)
-        spec = spec_for(request.program.language)
+    def place(self, request: RunRequest) -> ImagePlace:
         image = image_for(request.program.language, request.profile)
-        facts = self.local.facts = self.image_facts(image)
+        facts = self.image_facts(image)
         if facts is None:
-            detail = f"image {image} is not built: {BUILD_HINT}"
-            phase = PhaseResult(verdict=Verdict.TOOLCHAIN_MISSING, detail=detail)
-            return self.finish(request, None, [phase], started, spec)
-        self.local.shape = ContainerShape.of(image, request)
-        try:
-            return super().run_one(request)
-        except (SandboxCrash, DockerException) as crash:  # a container that would not start
-            phase = PhaseResult(verdict=Verdict.SANDBOX_ERROR, detail=f"docker: {crash}"[:4000])
-            return self.finish(request, None, [phase], started, spec)
+            raise Unplaceable(Verdict.TOOLCHAIN_MISSING, f"image {image} is not built: {BUILD_HINT}")
+        return ImagePlace(self, facts, ContainerShape.of(image, request))
 
-    def missing_tools(self, spec: LanguageSpec, request: RunRequest) -> list[str]:
-        tools = ["sh"] if request.program.run_instruction else spec.tools(request.setting, request.profile)
-        return [tool for tool in tools if self.tool_in_image(tool) is None]
-
-    def finish(
-        self,
-        request: RunRequest,
-        compile_phase: PhaseResult | None,
-        runs: list[PhaseResult],
-        started: datetime,
-        spec: LanguageSpec,
-    ) -> RunResult:
-        result = super().finish(request, compile_phase, runs, started, spec)
-        facts: ImageFacts | None = self.local.facts
-        if facts is None:  # the image is not built: no digest, no versions
-            return result
-        tools = spec.tools(request.setting, request.profile)
-        versions = {tool: facts.tools.get(tool) or "missing" for tool in tools}
-        provenance = result.provenance.model_copy(
-            update={"backend": self.name, "image_digest": facts.digest, "toolchain_versions": versions}
-        )
-        return result.model_copy(update={"provenance": provenance})
-
-    # -- images and tools ------------------------------------------------------------------------
+    # -- images ----------------------------------------------------------------------------------
 
     def image_facts(self, image: str) -> ImageFacts | None:
         with self.lock:
@@ -387,59 +342,41 @@ class DockerBackend(BwrapBackend):
         digests = attrs.get("RepoDigests") or []
         # Locally built images have no registry digest: the image id is the content digest of its config.
         digest = digests[0] if digests else f"{image}@{attrs['Id']}"
-        facts = ImageFacts(image_id=attrs["Id"], digest=digest, labels=attrs["Config"].get("Labels") or {})
-        # Compiled artifacts belong to the image they were built in (its compiler and C library).
-        facts.cache = CompileCache(self.cache_root / "docker" / attrs["Id"].removeprefix("sha256:")[:16])
-        return facts
-
-    def tool_in_image(self, tool: str) -> str | None:
-        """The tool's version line in the current image, probing it once through a runner."""
-        facts: ImageFacts = self.local.facts
-        if tool not in facts.tools:
-            facts.tools[tool] = self.probe_tool(tool)
-        return facts.tools[tool]
-
-    def probe_tool(self, tool: str) -> str | None:
-        flag = "-version" if tool in ("java", "javac") else "--version"
-        phase = {"name": "probe", "argv": [tool, flag], "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"},
-                 "limits": {"cpu_s": 20, "wall_s": 30, "memory_mib": 2048, "processes": 64}}  # fmt: skip
-        runner = self.acquire()
-        try:
-            result = runner.call({"id": f"probe {tool}", "phases": [phase]}, timeout_s=60)
-        except SandboxCrash:
-            self.discard(runner)
-            raise
-        self.put(runner)
-        run = result["phases"][0]["runs"][0]
-        if run["status"] == "exec_failed":
-            return None
-        lines = (run["stdout"].strip() or run["stderr"].strip()).splitlines()
-        return lines[0].strip() if lines else ""
+        cache = CompileCache(self.cache_root / "docker" / attrs["Id"].removeprefix("sha256:")[:16])
+        return ImageFacts(
+            image_id=attrs["Id"], digest=digest, labels=attrs["Config"].get("Labels") or {}, cache=cache
+        )
 
     # -- containers ------------------------------------------------------------------------------
 
-    def acquire(self) -> ContainerRunner:  # type: ignore[override]
-        shape: ContainerShape = self.local.shape
+    def acquire(self, shape: ContainerShape) -> ContainerRunner:
         with self.lock:
             pool = self.pools.setdefault(shape, queue.Queue())
         try:
             return pool.get_nowait()
         except queue.Empty:
+            pass
+        try:
             runner = ContainerRunner(self.api, shape)
-            with self.lock:
-                self.all_runners.append(runner)
-                self.containers_started += 1
-            return runner
+        except DockerException as error:  # a container that would not start
+            raise SandboxCrash(str(error)) from None
+        with self.lock:
+            self.all_runners.append(runner)
+            self.containers_started += 1
+        return runner
 
-    def put(self, runner: ContainerRunner) -> None:
-        """Give a runner back after a program; recycle it when used up or possibly contaminated."""
+    def release(self, runner: ContainerRunner, broken: bool) -> None:
+        """Give a runner back after a program; recycle it when broken, used up or possibly contaminated."""
+        if broken:
+            self.discard(runner)
+            return
         runner.programs += 1
         if runner.contaminated or runner.programs >= self.recycle_after or self.closed:
             self.discard(runner)
             return
         self.pools[runner.shape].put(runner)
 
-    def discard(self, runner: ContainerRunner) -> None:  # type: ignore[override]
+    def discard(self, runner: ContainerRunner) -> None:
         runner.close()
         with self.lock:
             if runner in self.all_runners:
@@ -454,5 +391,46 @@ class DockerBackend(BwrapBackend):
         self.all_runners.clear()
         self.client.close()
 
-    def __enter__(self) -> DockerBackend:
-        return self
+
+class ImagePlace:
+    """Where a request runs under Docker: containers of one shape, the tools and caches of its image."""
+
+    def __init__(self, launcher: DockerLauncher, facts: ImageFacts, shape: ContainerShape) -> None:
+        self.launcher = launcher
+        self.facts = facts
+        self.shape = shape
+        self.cache = facts.cache
+        self.memo = facts.memo
+        self.image_digest: str | None = facts.digest
+
+    def has_tool(self, tool: str) -> bool:
+        """Probed once per image, through a runner of this shape."""
+        if tool not in self.facts.tools:
+            self.facts.tools[tool] = self.probe(tool)
+        return self.facts.tools[tool] is not None
+
+    def tool_version(self, tool: str) -> str | None:
+        return self.facts.tools.get(tool)
+
+    def acquire(self) -> ContainerRunner:
+        return self.launcher.acquire(self.shape)
+
+    def release(self, runner: ContainerRunner, broken: bool) -> None:
+        self.launcher.release(runner, broken)
+
+    def probe(self, tool: str) -> str | None:
+        flag = "-version" if tool in ("java", "javac") else "--version"
+        phase = {"name": "probe", "argv": [tool, flag], "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"},
+                 "limits": {"cpu_s": 20, "wall_s": 30, "memory_mib": 2048, "processes": 64}}  # fmt: skip
+        runner = self.acquire()
+        try:
+            result = runner.call({"id": f"probe {tool}", "phases": [phase]}, timeout_s=PROBE_TIMEOUT_S)
+        except SandboxCrash:
+            self.release(runner, broken=True)
+            raise
+        self.release(runner, broken=False)
+        run = result["phases"][0]["runs"][0]
+        if run["status"] == "exec_failed":
+            return None
+        lines = (run["stdout"].strip() or run["stderr"].strip()).splitlines()
+        return lines[0].strip() if lines else ""

@@ -1,8 +1,9 @@
 """LeanBackend: the Backend protocol (sandboxes/backends/base.py) for lean4 programs, over the warm pool.
 
 Each lean4 request becomes one proof check; its RunResult has one phase (`compile`: Lean elaborates,
-nothing runs), the label is SURGE's fl JSON, and the phase's `detail` is the axiom audit as JSON. What
-ends a check other than Lean's own answer is a limit or our failure, never the proof's verdict:
+nothing runs), the label (protocol `proof_check`) is SURGE's fl JSON, and the phase's `detail` is the
+axiom audit as JSON. What ends a check other than Lean's own answer is a limit or our failure, never the
+proof's verdict:
 
     per-proof timeout (timeout_s) / header timeout -> WALL_TIME_LIMIT, label ""
     RLIMIT_AS reached (memory_mib)                  -> MEMORY_LIMIT, label ""
@@ -26,6 +27,7 @@ from importlib.metadata import PackageNotFoundError, version
 from types import TracebackType
 
 from pipeline.records import (
+    LabelProtocol,
     Language,
     Limits,
     PhaseLimits,
@@ -149,8 +151,7 @@ class LeanBackend:
             phase = _phase(Verdict.TOOLCHAIN_MISSING, self.missing)
         else:
             phase = self._check(request)
-        label = phase.stdout if phase.verdict in (Verdict.OK, Verdict.COMPILE_ERROR) else ""
-        return self._result(request, phase, label, started)
+        return self._result(request, phase, started)
 
     def _check(self, request: RunRequest) -> PhaseResult:
         source = split_source(request.program.entry_file.content)
@@ -183,7 +184,8 @@ class LeanBackend:
             )
         return _phase(Verdict.SANDBOX_ERROR, f"the Lean REPL failed, not the proof: {error}", clock)
 
-    def _result(self, request: RunRequest, phase: PhaseResult, label: str, started: datetime) -> RunResult:
+    def _result(self, request: RunRequest, phase: PhaseResult, started: datetime) -> RunResult:
+        """The label is the check's answer when Lean answered (LabelProtocol.PROOF_CHECK), else empty."""
         return RunResult(
             run_id=request.run_id,
             program_id=request.program.program_id,
@@ -194,7 +196,7 @@ class LeanBackend:
             compile=phase,
             run=None,
             verdict=phase.verdict,
-            label=label,
+            protocol=LabelProtocol.PROOF_CHECK,
             origin=dict(request.program.origin),
             provenance=Provenance(
                 backend=self.name,

@@ -40,7 +40,6 @@ def result_for(
         setting=request.setting,
         run=run,
         verdict=verdict,
-        label=label,
         repeats=request.repeats,
         distinct_outputs=distinct_outputs,
         origin=dict(request.program.origin),

@@ -63,20 +63,20 @@ def test_compile_error_keeps_the_diagnostics(docker_backend: Any) -> None:
 
 
 def test_warm_container_serves_many_programs_each_in_a_fresh_workdir(docker_backend: Any) -> None:
-    started = docker_backend.containers_started
+    started = docker_backend.launcher.containers_started
     leave = "open('/app/left.txt', 'w').write('x'); open('/tmp/left.txt', 'w').write('x')\n"
     look = "import os\nprint(sorted(os.listdir('/app')), sorted(os.listdir('/tmp')))\n"
     results = [run(docker_backend, Program.single("python", leave + f"# {n}\n")) for n in range(3)]
     seen = run(docker_backend, Program.single("python", look))
     assert all(result.verdict is Verdict.OK for result in results)
     assert seen.label == "['test.py'] ['home']\n"  # nothing of the earlier programs is left
-    assert docker_backend.containers_started - started <= 1
+    assert docker_backend.launcher.containers_started - started <= 1
 
 
 def test_containers_are_hardened(docker_backend: Any) -> None:
     run(docker_backend, Program.single("python", "print(1)\n"))
-    runner = next(r for r in docker_backend.all_runners if r.shape.image == "surge/python:bookworm")
-    attrs = docker_backend.api.inspect_container(runner.container_id)
+    runner = next(r for r in docker_backend.launcher.all_runners if r.shape.image == "surge/python:bookworm")
+    attrs = docker_backend.launcher.api.inspect_container(runner.container_id)
     host = attrs["HostConfig"]
     assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
     assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
@@ -91,7 +91,7 @@ def test_recycles_after_n_programs(surge_images: None, tmp_path: Any) -> None:
     with DockerBackend(cache_dir=tmp_path, recycle_after=2) as backend:
         results = [run(backend, Program.single("python", f"print({n})\n")) for n in range(5)]
         assert [r.label for r in results] == [f"{n}\n" for n in range(5)]
-        assert backend.containers_started == 3  # probe + 2, 2, 1 programs per container
+        assert backend.launcher.containers_started == 3  # probe + 2, 2, 1 programs per container
 
 
 def test_missing_image_is_a_toolchain_verdict_with_the_fix(docker_backend: Any) -> None:
@@ -149,7 +149,7 @@ def test_workers_keep_the_order_of_results(surge_images: None, tmp_path: Any) ->
     with DockerBackend(workers=2, cache_dir=tmp_path) as backend:
         labels = [result.label for result in backend.run_batch(requests)]
         assert labels == [f"{n}\n" for n in range(6)]
-        assert 2 <= backend.containers_started <= 3  # one per worker (a probe may start its own)
+        assert 2 <= backend.launcher.containers_started <= 3  # one per worker (a probe may start its own)
 
 
 @pytest.mark.parametrize("language", [spec.language for spec in REGISTRY.values() if spec.self_test])

@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.cli import build_parser, main
-from pipeline.records import Limits, PhaseLimits, Program, RunRequest
-from pipeline.store import SCHEMA_VERSION, Store
+from pipeline.records import LabelProtocol, Limits, PhaseLimits, PhaseResult, Program, RunRequest, Verdict
+from pipeline.store import SCHEMA_VERSION, Store, old_run_id_rule_rows
 from sandboxes.identity import backend_for, identify
 from sandboxes.profiles import get_profile
 from tests.factories import make_result
@@ -133,3 +133,38 @@ def test_rows_of_the_old_run_id_rule_stay_readable_and_are_reported(tmp_path: Pa
     store.runs.append([make_result("print(2)")])
     store.runs.flush()
     assert store.runs.rows_by_schema_version() == {"1": 1, SCHEMA_VERSION: 1}
+
+
+def test_parts_that_stored_the_label_instead_of_the_protocol_read_back_with_their_labels(
+    tmp_path: Path,
+) -> None:
+    warned = make_result("int main(){}", "1\n").model_copy(
+        update={
+            "compile": PhaseResult(stderr="w: careful\n", verdict=Verdict.OK),
+            "protocol": LabelProtocol.COMPILE_THEN_RUN,
+        }
+    )
+    store = Store(tmp_path)
+    store.runs.append([make_result(), warned])
+    part = store.runs.flush()
+    assert part is not None
+    table = pq.read_table(part)
+    old = table.drop_columns(["protocol"])
+    pq.write_table(
+        old.replace_schema_metadata({**table.schema.metadata, b"surge.schema_version": b"2"}), part
+    )
+    read = {r.run_id: r for r in store.runs.records()}
+    assert read[warned.run_id].label == "w: careful\n1\n" and read[make_result().run_id].label == "1\n"
+    assert store.runs.rows_by_schema_version() == {"2": 2}
+    assert old_run_id_rule_rows(store.runs.rows_by_schema_version()) == 0
+    for index in range(2):  # parts of both versions: compaction merges each version on its own
+        store.runs.append([make_result(f"print({index})", f"{index}\n")])
+        store.runs.flush()
+    store.runs.append([make_result("print(3)", "3\n")])
+    assert store.runs.compact() is not None
+    assert (
+        store.runs.rows_by_schema_version() == {"2": 2, SCHEMA_VERSION: 3}
+        and len(store.runs.part_files()) == 2
+    )
+    labels = sorted(r.label for r in store.runs.records())
+    assert labels == ["0\n", "1\n", "1\n", "3\n", "w: careful\n1\n"]

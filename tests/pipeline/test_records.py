@@ -6,12 +6,18 @@ from pydantic import ValidationError
 from pipeline.records import (
     EnvironmentProfile,
     ExecutionSetting,
+    LabelProtocol,
     Language,
+    PhaseResult,
     Program,
     ProgramFile,
     RunRequest,
+    RunResult,
+    Verdict,
+    compose_label,
 )
 from sandboxes.languages import parse_language
+from tests.factories import make_result
 
 
 def test_same_program_setting_and_profile_give_the_same_run_id() -> None:
@@ -83,3 +89,28 @@ def test_records_are_frozen_and_reject_unknown_fields() -> None:
         Program.model_validate(
             {"language": "python", "files": [{"path": "a.py", "content": ""}], "colour": 1}
         )
+
+
+def test_compose_label_protocols() -> None:
+    warn = PhaseResult(stdout="", stderr="w: careful\n", verdict=Verdict.OK)
+    fail = PhaseResult(stderr="e: broken\n", exit_code=1, verdict=Verdict.COMPILE_ERROR)
+    run = PhaseResult(stdout="out\n", stderr="err\n", verdict=Verdict.OK)
+    assert compose_label(LabelProtocol.STDOUT, warn, run) == "out\n"
+    assert compose_label(LabelProtocol.COMPILE_THEN_RUN, warn, run) == "w: careful\nout\n"
+    assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, fail, None) == "Compilation Error: e: broken\n"
+    assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, warn, run) == "out\nerr\n"
+    checked = PhaseResult(stdout='{"pass": false}', verdict=Verdict.COMPILE_ERROR)
+    timed_out = PhaseResult(stdout="partial", verdict=Verdict.WALL_TIME_LIMIT)
+    assert compose_label(LabelProtocol.PROOF_CHECK, checked, None) == '{"pass": false}'
+    assert compose_label(LabelProtocol.PROOF_CHECK, timed_out, None) == ""
+
+
+def test_the_label_is_composed_from_the_phases_by_the_stored_protocol() -> None:
+    compile = PhaseResult(stderr="w: careful\n", verdict=Verdict.OK)
+    result = make_result("print(1)", "1\n").model_copy(
+        update={"compile": compile, "protocol": LabelProtocol.COMPILE_THEN_RUN}
+    )
+    assert result.label == "w: careful\n1\n"
+    assert make_result("print(1)", "1\n").label == "1\n"  # the default protocol: stdout
+    with pytest.raises(ValidationError):  # a label is derived, never handed in
+        RunResult.model_validate({**make_result().model_dump(exclude={"label"}), "label": "made up"})

@@ -48,10 +48,6 @@ class FakePythonBackend:
             if build.verdict is Verdict.OK:
                 run = _phase([sys.executable, entry], program.stdin, request.limits.run.wall_s, folder)
         verdict = run.verdict if run else build.verdict
-        stdout = run.stdout if run else ""
-        label = stdout
-        if program.protocol.value == "combined_with_prefix":
-            label = f"Compilation Error: {build.stderr}" if run is None else stdout + run.stderr
         return RunResult(
             run_id=request.run_id,
             program_id=program.program_id,
@@ -62,7 +58,7 @@ class FakePythonBackend:
             compile=build,
             run=run,
             verdict=verdict,
-            label=label,
+            protocol=program.protocol,
             origin=dict(program.origin),
             provenance=Provenance(
                 backend=self.name,

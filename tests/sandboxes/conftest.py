@@ -54,8 +54,9 @@ def host_processes_matching(needle: str) -> list[int]:
 
 
 def sandbox_uid_processes(backend: object) -> list[int]:
-    """Host pids running under this backend's reserved uids (its runners themselves run as root)."""
-    uids = backend.sandbox_uids  # type: ignore[attr-defined]
+    """Host pids running under this backend's reserved uids (its runners themselves run as root). Docker
+    reserves none: its programs are confined to containers, which are removed instead."""
+    uids = getattr(backend.launcher, "sandbox_uids", set())  # type: ignore[attr-defined]
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():

@@ -38,7 +38,9 @@ def test_hostile_program_is_contained(backend: object, case: Path) -> None:
 
 def no_sandbox_processes(backend: object, result: RunResult, _: str) -> None:
     assert not sandbox_uid_processes(backend)
-    follow_up = run_one(backend, Program.single("python", "import os; os.fork() or print('fork ok')"))
+    # The parent waits for its child: a child still printing after its parent exited races the drain.
+    forks = "import os\npid = os.fork()\nos.waitpid(pid, 0) if pid else print('fork ok')\n"
+    follow_up = run_one(backend, Program.single("python", forks))
     assert follow_up.verdict is Verdict.OK and "fork ok" in follow_up.label
 
 

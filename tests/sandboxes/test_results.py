@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.errors import ConfigurationError, SandboxUnavailable
-from pipeline.labels import compose_label
-from pipeline.records import ExecutionSetting, LabelProtocol, PhaseResult, Program, Verdict
+from pipeline.records import ExecutionSetting, Program, Verdict
 from sandboxes.profiles import get_profile
 from tests.sandboxes.conftest import request, run_one
 
@@ -116,16 +115,6 @@ def test_an_unsafe_compile_is_never_served_to_a_bwrap_run(
         boxed = next(iter(sandboxed.run_batch([request(program)])))
     assert "compile cache hit" not in boxed.compile.detail
     assert "/app/test.c" in boxed.compile.stderr and "surge-unsafe-" not in boxed.compile.stderr
-
-
-def test_compose_label_protocols() -> None:
-    warn = PhaseResult(stdout="", stderr="w: careful\n", verdict=Verdict.OK)
-    fail = PhaseResult(stderr="e: broken\n", exit_code=1, verdict=Verdict.COMPILE_ERROR)
-    run = PhaseResult(stdout="out\n", stderr="err\n", verdict=Verdict.OK)
-    assert compose_label(LabelProtocol.STDOUT, warn, run) == "out\n"
-    assert compose_label(LabelProtocol.COMPILE_THEN_RUN, warn, run) == "w: careful\nout\n"
-    assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, fail, None) == "Compilation Error: e: broken\n"
-    assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, warn, run) == "out\nerr\n"
 
 
 def test_unknown_profile_lists_the_names() -> None:
