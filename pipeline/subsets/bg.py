@@ -10,7 +10,8 @@ The labels' C++ diagnostics use ASCII quotes (LANG=C) and Python's tracebacks ar
 
 from pipeline.records import ExecutionSetting, LabelProtocol, Language, Program
 from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
-from pipeline.subsets.programs import java_filename, origin, record_language
+from pipeline.subsets.programs import origin, record_language
+from sandboxes.languages.java import class_file_name
 from sources.surge_release import ReleasedRecord
 
 APP_FILES = {Language.PYTHON: "test.py", Language.CPP: "test.cpp", Language.C: "test.c"}
@@ -20,7 +21,7 @@ SETTINGS = {Language.CPP: ExecutionSetting(compiler="g++", standard="c++11")}
 def to_program(record: ReleasedRecord) -> ProgramPlan:
     language = record_language(record)
     if language is Language.JAVA:
-        filename = java_filename(record.question)
+        filename = class_file_name(record.question)
     elif language in APP_FILES:
         filename = APP_FILES[language]
     else:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from pipeline.records import Language, Program
 from pipeline.subsets.base import ProgramPlan
+from sandboxes.languages.java import class_file_name
 from sources.surge_release import ReleasedRecord
 
 
@@ -19,20 +18,10 @@ def record_language(record: ReleasedRecord) -> Language:
     return record.language
 
 
-_JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:(?:final|abstract)\s+)*class\s+(\w+)")
-_JAVA_ANY_CLASS = re.compile(r"\bclass\s+(\w+)")
-
-
-def java_filename(source: str) -> str:
-    """javac wants the file named after the public class (else the first class, else Main)."""
-    match = _JAVA_PUBLIC_CLASS.search(source) or _JAVA_ANY_CLASS.search(source)
-    return f"{match.group(1) if match else 'Main'}.java"
-
-
 def complete_program(record: ReleasedRecord) -> ProgramPlan:
     """ml, cl: the question is a complete program; the label is its stdout."""
     language = record_language(record)
-    filename = java_filename(record.question) if language is Language.JAVA else None
+    filename = class_file_name(record.question) if language is Language.JAVA else None
     program = Program.single(language, record.question, filename=filename, origin=origin(record))
     return ProgramPlan(language=language.value, program=program)
 

@@ -4,17 +4,29 @@ from dataclasses import dataclass
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
 from sandboxes.languages.base import WORKDIR, LanguageSpec
 
+# The one rule for naming a Java file (placement, refactor, released records): javac insists a file is named
+# after its top-level public class. Top-level only: a `public static class Node` nested before it must not
+# name the file (a top-level class is never static).
 PUBLIC_CLASS = re.compile(
-    r"public\s+(?:(?:final|abstract|static)\s+)*(?:class|enum|record|interface)\s+(\w+)"
+    r"^[ \t]*public\s+(?:(?:final|abstract|sealed|strictfp)\s+)*(?:class|enum|record|interface)\s+(\w+)",
+    re.MULTILINE,
 )
-# A refactored file's name: a top-level public class only (`public static class Node` nested in a non-public
-# class must not name the file).
-TOP_PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+)?class\s+(\w+)", re.MULTILINE)
 ANY_CLASS = re.compile(r"\b(?:class|enum|record|interface)\s+(\w+)")
 MAIN_METHOD = re.compile(r"\bstatic\s+(?:public\s+)?void\s+main\s*\(")
 # Serial GC and one compiler thread: fewer JVM threads (they count against the process limit) and a
 # faster start; the heap cap keeps the JVM inside the sandbox's memory limit.
 JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1")
+
+
+def public_class(source: str) -> str | None:
+    match = PUBLIC_CLASS.search(source)
+    return match[1] if match else None
+
+
+def class_file_name(source: str) -> str:
+    """The file a Java source must be saved as: its public class's, else its first class's, else Main."""
+    match = ANY_CLASS.search(source)
+    return f"{public_class(source) or (match[1] if match else 'Main')}.java"
 
 
 @dataclass(frozen=True)
@@ -23,14 +35,12 @@ class JavaSpec(LanguageSpec):
 
     def file_name(self, program: Program, path: str) -> str:
         if len(program.files) == 1 and not path.endswith(".java"):
-            match = PUBLIC_CLASS.search(program.files[0].content)
-            return f"{match[1] if match else 'Main'}.java"
+            return class_file_name(program.files[0].content)
         return path
 
     def refactor_file_name(self, source: str, default: str | None = None) -> str:
-        if match := TOP_PUBLIC_CLASS.search(source):
-            return f"{match[1]}.java"  # javac insists the file is named after the public class
-        return default or self.refactor_file
+        name = public_class(source)
+        return f"{name}.java" if name else default or self.refactor_file
 
     def main_class(self, program: Program) -> str:
         source = program.entry_file.content

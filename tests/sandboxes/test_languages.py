@@ -117,3 +117,27 @@ def test_install_hints_promise_make_setup_only_for_what_it_installs() -> None:
     assert cpp.install_hint("clang++-16") == "apt-get install clang-16"
     assert spec_for("java").install_hint("java") == "apt-get install default-jre-headless (or `make setup`)"
     assert spec_for("julia").install_hint("julia").startswith("not in Debian 12")
+
+
+def test_one_java_file_naming_rule_for_placement_refactor_and_released_records() -> None:
+    from pipeline.subsets.bg import to_program as bg_program
+    from pipeline.subsets.programs import complete_program
+    from sandboxes.languages.java import class_file_name
+    from sources.surge_release import ReleasedRecord
+
+    nested_first = (
+        "class Outer {\n    public static class Node { int v; }\n}\n"
+        "public final class Trees { public static void main(String[] a) {} }\n"
+    )
+    spec = spec_for("java")
+    assert class_file_name(nested_first) == "Trees.java"  # the nested public class does not name the file
+    assert spec.refactor_file_name(nested_first) == "Trees.java"
+    assert spec.placed_files(Program.single("java", nested_first))[0][0] == "Trees.java"
+    no_public = "class Solution { public static void main(String[] a) {} }\n"
+    assert class_file_name(no_public) == "Solution.java"
+    for to_program, subset in ((complete_program, "ml"), (bg_program, "bg")):
+        record = ReleasedRecord(
+            subset=subset, index=0, location="x", question=nested_first, gt="", language=Language.JAVA
+        )
+        plan = to_program(record)
+        assert plan.program.files[0].path == "Trees.java"
