@@ -405,6 +405,19 @@ class RunResult(Frozen):
         """The label, composed from the recorded phases after the run (never captured interleaved)."""
         return compose_label(self.protocol, self.compile, self.run)
 
+    @classmethod
+    def answering(cls, request: RunRequest, **fields: Any) -> RunResult:
+        """The result of `request`: its ids, language and setting, plus the given phases and facts."""
+        return cls(
+            run_id=request.run_id,
+            program_id=request.program.program_id,
+            setting_id=request.setting.setting_id,
+            profile_id=request.profile.profile_id,
+            language=request.program.language,
+            setting=request.setting,
+            **fields,
+        )
+
     @model_validator(mode="before")
     @classmethod
     def _protocol_of_old_rows(cls, data: Any, info: ValidationInfo) -> Any:

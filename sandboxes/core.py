@@ -246,13 +246,8 @@ class RunnerCore(Generic[L]):
             verdict = run.verdict if run else Verdict.SANDBOX_ERROR
         tools = spec.tools(request.setting, request.profile)
         versions = {tool: (place.tool_version(tool) if place else None) or "missing" for tool in tools}
-        return RunResult(
-            run_id=request.run_id,
-            program_id=request.program.program_id,
-            setting_id=request.setting.setting_id,
-            profile_id=request.profile.profile_id,
-            language=request.program.language,
-            setting=request.setting,
+        return RunResult.answering(
+            request,
             compile=compile_phase,
             run=run,
             verdict=verdict,

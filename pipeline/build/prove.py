@@ -19,8 +19,8 @@ from __future__ import annotations
 from pipeline.build.execute import execute
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
-from pipeline.build.rows import run_ref
-from pipeline.dataset import DatasetRow, UpstreamRef
+from pipeline.build.rows import run_ref, upstream_of
+from pipeline.dataset import DatasetRow
 from pipeline.errors import LLMError
 from pipeline.llm import LLMClient
 from pipeline.llm.replay_server import RECORDED_MODEL
@@ -140,15 +140,7 @@ def _row(
         question=program.entry_file.content,
         gt=run.label,
         custom_features={},  # SURGE's fl records have none
-        upstream=UpstreamRef(
-            source=source.source,
-            repo=source.upstream_repo,
-            commit=source.upstream_commit,
-            path=source.upstream_path,
-            key=source.key,
-            item_id=source.item_id,
-            licence=source.licence,
-        ),
+        upstream=upstream_of(source),
         run=run_ref(run),
         label_origin="executed",
         construction=spec.construction.value,

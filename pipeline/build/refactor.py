@@ -26,8 +26,8 @@ from pathlib import Path
 from pipeline.build.execute import execute
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
-from pipeline.build.rows import run_ref
-from pipeline.dataset import DatasetRow, UpstreamRef
+from pipeline.build.rows import run_ref, upstream_of
+from pipeline.dataset import DatasetRow
 from pipeline.llm import LLMClient, LLMSettings
 from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_recorded
 from pipeline.records import Limits, PhaseLimits, Program, RunRequest, RunResult, SourceItem, Verdict
@@ -177,15 +177,7 @@ def _row(
         question=code,
         gt=run.label.rstrip("\n"),
         custom_features=_features(config, source, program, extra),
-        upstream=UpstreamRef(
-            source=source.source,
-            repo=source.upstream_repo,
-            commit=source.upstream_commit,
-            path=source.upstream_path,
-            key=source.key,
-            item_id=source.item_id,
-            licence=source.licence,
-        ),
+        upstream=upstream_of(source),
         run=run_ref(run),
         label_origin="executed",
         construction=spec.construction.value,

@@ -7,7 +7,7 @@ from typing import Any
 
 from pipeline.build.records import BuildItem
 from pipeline.dataset import DatasetRow, RunRef, UpstreamRef
-from pipeline.records import Program, RunResult
+from pipeline.records import Program, RunResult, SourceItem
 from pipeline.subsets import subset_spec
 
 TEMPLATE_SOURCE = "surge-templates"
@@ -35,6 +35,19 @@ def upstream(item: BuildItem, seed: int) -> UpstreamRef:
         key=f"{item.subset}-s{seed}-{item.index:05d}",
         item_id=item.item_id,
         licence="project" if library else "none stated",
+    )
+
+
+def upstream_of(source: SourceItem) -> UpstreamRef:
+    """An upstream item's provenance, as the store's items table has it."""
+    return UpstreamRef(
+        source=source.source,
+        repo=source.upstream_repo,
+        commit=source.upstream_commit,
+        path=source.upstream_path,
+        key=source.key,
+        item_id=source.item_id,
+        licence=source.licence,
     )
 
 

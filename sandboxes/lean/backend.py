@@ -186,13 +186,8 @@ class LeanBackend:
 
     def _result(self, request: RunRequest, phase: PhaseResult, started: datetime) -> RunResult:
         """The label is the check's answer when Lean answered (LabelProtocol.PROOF_CHECK), else empty."""
-        return RunResult(
-            run_id=request.run_id,
-            program_id=request.program.program_id,
-            setting_id=request.setting.setting_id,
-            profile_id=request.profile.profile_id,
-            language=request.program.language,
-            setting=request.setting,
+        return RunResult.answering(
+            request,
             compile=phase,
             run=None,
             verdict=phase.verdict,

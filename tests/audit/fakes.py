@@ -31,13 +31,8 @@ def result_for(
     run = PhaseResult(
         stdout=label, exit_code=0, cpu_user_s=0.02, cpu_sys_s=0.01, verdict=verdict, detail=detail
     )
-    return RunResult(
-        run_id=request.run_id,
-        program_id=request.program.program_id,
-        setting_id=request.setting.setting_id,
-        profile_id=request.profile.profile_id,
-        language=request.program.language,
-        setting=request.setting,
+    return RunResult.answering(
+        request,
         run=run,
         verdict=verdict,
         repeats=request.repeats,
