@@ -133,7 +133,6 @@ _GUARD_ASSERT = re.compile(
     r"\bassert(?:_eq!|_ne!|!|Equals|True|False)?\b|\bAssert\.|@assert\b|console\.assert\b"
 )
 _EXPECTED_NAME = re.compile(r"\b(expected\w*|EXPECTED\w*|expect_\w+|answer_key)\b")
-_GUARD_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 MIN_OUTPUT_CHARS_FOR_STRING_MATCH = 3  # "1" in a string is not evidence of anything
 
 
@@ -163,8 +162,8 @@ def guard(source: str, language: Language, output: str | None = None) -> list[Le
         if _EXPECTED_NAME.search(code):
             leaks.append(Leak("expected_name", number, code, cleanable=False))
         if len(printed) >= MIN_OUTPUT_CHARS_FOR_STRING_MATCH and "\n" not in printed:
-            for literal in _GUARD_STRING.findall(code):
-                if literal[1:-1] == printed and not _is_printed_directly(code):
+            for literal in _STRING.finditer(code):
+                if literal.group(0)[1:-1] == printed and not _is_printed_directly(code):
                     leaks.append(Leak("string", number, code, cleanable=False))
     return leaks
 

@@ -153,7 +153,7 @@ class Table(Generic[Record]):
         counts: dict[str, int] = {}
         for part in self.part_files():
             meta = pq.ParquetFile(part).metadata
-            version = (meta.metadata or {}).get(b"surge.schema_version", b"?").decode()
+            version = schema_version_in(meta.metadata)
             counts[version] = counts.get(version, 0) + meta.num_rows
         return counts
 
@@ -221,8 +221,12 @@ def compact_parts(folder: Path) -> Path | None:
 
 
 def schema_version_of(part: Path) -> str:
-    metadata = pq.read_schema(part).metadata or {}
-    return metadata.get(b"surge.schema_version", b"?").decode()
+    return schema_version_in(pq.read_schema(part).metadata)
+
+
+def schema_version_in(metadata: dict[bytes, bytes] | None) -> str:
+    """The ``surge.schema_version`` a part's key-value metadata records ('?' for none)."""
+    return (metadata or {}).get(b"surge.schema_version", b"?").decode()
 
 
 def merge_parts(folder: Path, old_parts: list[Path]) -> Path:

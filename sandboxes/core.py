@@ -190,22 +190,7 @@ class RunnerCore(Generic[L]):
             argv = ["sh", "-c", program.run_instruction] if program.run_instruction else None
             run = run_phase(request, spec, argv or spec.run_argv(program, setting, profile))
             return None, [to_phase(r, run_verdict(r)) for r in run_job(runner, request, files, run)]
-        compile_argv = spec.compile_argv(program, setting, profile)
-        env = sandbox_env(profile)
-        # The command as the sandbox runs it (unsafe-local rewrites /app) and the backend are part of the
-        # key: a compile's diagnostics quote its paths, and one backend's compile is no other's.
-        final = (runner.paths.argv(compile_argv), runner.paths.env(env))
-        key = cache_key(self.name, files, place.tool_version(compile_argv[0]), *final)
-        cached = place.cache.get(key)
-        if cached is None:
-            compile_run, artifacts = compile_job(runner, request, spec, files, compile_argv, env)
-            if compile_run["status"] in CACHEABLE_COMPILE_STATUSES:
-                place.cache.put(key, compile_run, artifacts)
-            origin = "compiled"
-        else:
-            compile_run, artifacts = cached["compile"], cached["artifacts"]
-            origin = f"compile cache hit {key[:12]}"
-        compile_phase = to_phase(compile_run, compile_verdict(compile_run), origin)
+        compile_phase, artifacts, restore = self.compile(request, spec, place, runner, files)
         if compile_phase.verdict is not Verdict.OK:
             return compile_phase, []
         run_argv = spec.run_argv(program, setting, profile)
@@ -217,17 +202,38 @@ class RunnerCore(Generic[L]):
         if shared is not None:
             detail = f"shared run of identical binary {str(artifacts.get('digest'))[:12]}"
             return compile_phase, [to_phase(r, run_verdict(r), detail) for r in shared]
-        # A compile that just ran left its artifacts in the workspace; a cached one restores them.
+        runs = run_job(runner, request, restore or [], run, reset=restore is not None)
+        # A run that ended on a limit is this moment's, not the binary's: never shared.
+        if all(r["status"] in SHAREABLE_RUN_STATUSES for r in runs):
+            place.memo.put(memo_key, runs)
+        return compile_phase, [to_phase(r, run_verdict(r)) for r in runs]
+
+    def compile(
+        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner, files: list[Any]
+    ) -> tuple[PhaseResult, dict[str, Any], list[dict[str, Any]] | None]:
+        """(compile phase, artifacts, files to restore): a fresh compile leaves its artifacts in the
+        workspace (None to restore); a cached one brings them back for the run."""
+        program, profile = request.program, request.profile
+        compile_argv = spec.compile_argv(program, request.setting, profile)
+        env = sandbox_env(profile)
+        # The command as the sandbox runs it (unsafe-local rewrites /app) and the backend are part of the
+        # key: a compile's diagnostics quote its paths, and one backend's compile is no other's.
+        final = (runner.paths.argv(compile_argv), runner.paths.env(env))
+        key = cache_key(self.name, files, place.tool_version(compile_argv[0]), *final)
+        cached = place.cache.get(key)
+        if cached is None:
+            compile_run, artifacts = compile_job(runner, request, spec, files, compile_argv, env)
+            if compile_run["status"] in CACHEABLE_COMPILE_STATUSES:
+                place.cache.put(key, compile_run, artifacts)
+            return to_phase(compile_run, compile_verdict(compile_run), "compiled"), artifacts, None
+        artifacts = cached["artifacts"]
         restore = [
             {"path": a["path"], "b64": a["b64"], "mode": a["mode"]} for a in artifacts.get("files", [])
         ]
-        reset = cached is not None
-        runs = run_job(runner, request, restore if reset else [], run, reset=reset)
-        if all(
-            r["status"] in SHAREABLE_RUN_STATUSES for r in runs
-        ):  # a limit is this moment's, not the binary's
-            place.memo.put(memo_key, runs)
-        return compile_phase, [to_phase(r, run_verdict(r)) for r in runs]
+        phase = to_phase(
+            cached["compile"], compile_verdict(cached["compile"]), f"compile cache hit {key[:12]}"
+        )
+        return phase, artifacts, restore
 
     def finish(
         self,
