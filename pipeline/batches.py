@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from pipeline.errors import SurgeError
 from pipeline.records import QuarantinedRecord, RunRequest, RunResult, Verdict, content_id
-from pipeline.store import Store
+
+if TYPE_CHECKING:  # the store (pyarrow) loads when a batch runs, not when the CLI builds its parser
+    from pipeline.store import Store
 
 
 class BatchCounts(BaseModel):
@@ -50,24 +53,54 @@ class BatchFailed(Exception):
         return self.reason
 
 
-def batched(items: list[RunRequest], size: int) -> list[list[RunRequest]]:
-    """Batches of at most ``size``, never mixing backends (a batch runs in one sandbox)."""
+# Automatic batch sizes (guided self-scheduling): each batch takes a 1/GUIDE share of what is left per
+# worker, between SMALLEST_BATCH and LARGEST_BATCH. A batch costs the engine ~0.1 CPU-s (a task run, a
+# sandbox start, a manifest read, a Parquet part), so large batches first keep the task runs few; small
+# ones last keep the workers finishing together. LARGEST_BATCH bounds what an interrupt can lose (a batch
+# stores its rows when it ends) and what a retry repeats.
+SMALLEST_BATCH = 16
+LARGEST_BATCH = 64
+GUIDE = 2
+
+
+def guided_sizes(count: int, workers: int) -> list[int]:
+    """Batch sizes for ``count`` runs over ``workers``: large first, shrinking towards the end."""
+    sizes: list[int] = []
+    left = count
+    while left > 0:
+        share = -(-left // (GUIDE * max(1, workers)))
+        size = min(left, max(SMALLEST_BATCH, min(LARGEST_BATCH, share)))
+        sizes.append(size)
+        left -= size
+    return sizes
+
+
+def batched(items: list[RunRequest], size: int | None, workers: int = 1) -> list[list[RunRequest]]:
+    """Batches of ``size`` (None: guided sizes), never mixing backends (a batch runs in one sandbox)."""
     by_backend: dict[str, list[RunRequest]] = {}
     for item in items:
         by_backend.setdefault(item.backend, []).append(item)
-    return [
-        group[start : start + size] for group in by_backend.values() for start in range(0, len(group), size)
-    ]
+    batches: list[list[RunRequest]] = []
+    for group in by_backend.values():
+        sizes = guided_sizes(len(group), workers) if size is None else [size] * -(-len(group) // size)
+        starts = [sum(sizes[:n]) for n in range(len(sizes))]
+        batches += [group[start : start + length] for start, length in zip(starts, sizes, strict=True)]
+    return batches
 
 
-def plan(store: Store, requests: list[RunRequest], batch_size: int) -> tuple[str, int]:
-    """Write the pending requests to the manifest: (plan id, number of batches)."""
-    batches = batched(requests, batch_size)
+def plan(
+    store: Store, requests: list[RunRequest], batch_size: int | None, workers: int = 1
+) -> tuple[str, int]:
+    """Write the pending requests to the manifest: (plan id, number of batches).
+
+    ``batch_size`` None: guided sizes for ``workers`` (the flow runs the largest batches first)."""
+    batches = batched(requests, batch_size, workers)
     return store.plan(batches), len(batches)
 
 
 def execute_batch(store_root: Path | str, batch_id: str, unsafe: bool) -> BatchCounts:
     """Run one planned batch in one sandbox and store its rows; sandbox errors are quarantined, not rows."""
+    from pipeline.store import Store
     from sandboxes import open_backend
 
     store = Store(store_root)

@@ -24,6 +24,7 @@ import json
 import os
 import socket
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -296,9 +297,11 @@ class Store:
         return plan_id
 
     def plan_batches(self, plan_id: str) -> list[str]:
-        """The batch ids of a plan (sorted)."""
+        """The batch ids of a plan, largest batch first (then by id): the long ones start early, the
+        short ones fill the end, so the workers finish together."""
         rows = self.manifest.read(filter=pc.field("plan_id") == plan_id, columns=["batch_id"])
-        return sorted(set(rows.column("batch_id").to_pylist()))
+        sizes = Counter(rows.column("batch_id").to_pylist())
+        return sorted(sizes, key=lambda batch_id: (-sizes[batch_id], batch_id))
 
     def manifest_runs(self, plan_id: str) -> int:
         return self.manifest.read(filter=pc.field("plan_id") == plan_id, columns=["plan_id"]).num_rows

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.commands.common import (
+    add_batch_arguments,
     add_dask_argument,
     add_limit_arguments,
     add_store_argument,
@@ -46,10 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=BACKENDS,
         help="auto (default): Docker for profiles whose toolchains live in images, bwrap for the others",
     )
-    parser.add_argument(
-        "--batch-size", type=int, default=16, help="programs per task (one sandbox per batch)"
-    )
-    parser.add_argument("--workers", type=int, default=None, help="batches in parallel (default: CPU cores)")
+    add_batch_arguments(parser)
     add_dask_argument(parser)
     add_limit_arguments(parser)
     parser.add_argument(

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pipeline.batches import LARGEST_BATCH, SMALLEST_BATCH
 from pipeline.records import Limits, PhaseLimits, RunRequest
 
 if TYPE_CHECKING:
@@ -54,7 +55,11 @@ def add_dask_argument(parser: argparse.ArgumentParser) -> None:
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--batch-size", type=positive_int, default=16, help="programs per task (one sandbox per batch)"
+        "--batch-size",
+        type=positive_int,
+        default=None,
+        help="programs per task, one sandbox per batch (default: automatic, large batches first and down "
+        f"to {SMALLEST_BATCH} at the end, at most {LARGEST_BATCH})",
     )
     parser.add_argument(
         "--workers", type=positive_int, default=None, help="batches in parallel (default: CPU cores)"
@@ -115,8 +120,8 @@ def execute_requests(
     counts: dict[str, Any] = {"written": 0, "sandbox_errors": 0, "batches": 0, "failed_batches": 0}
     failures: list[tuple[str, str]] = []
     if todo:
-        plan_id, batches = plan(store, todo, args.batch_size)
         workers = args.workers or default_workers()
+        plan_id, batches = plan(store, todo, args.batch_size, workers)
         counts, failures = run_job(
             args.store, plan_id, batches, unsafe, workers, getattr(args, "dask_address", None), name
         )
