@@ -25,6 +25,7 @@ from prefect import flow, task  # noqa: E402  (settings must be in the environme
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.futures import as_completed  # noqa: E402
 
+from flows.head_start import HeadStart, claim  # noqa: E402
 from flows.progress import Progress  # noqa: E402
 from pipeline.batches import BatchCounts, BatchFailed  # noqa: E402
 from pipeline.batches import execute_batch as execute_planned_batch  # noqa: E402
@@ -64,8 +65,12 @@ class JobFailed(Exception):
     retry_condition_fn=transient,
 )
 def execute_batch(store_root: str, batch_id: str, unsafe: bool) -> dict[str, Any]:
-    """Run one planned batch in one sandbox; write its rows to the store; return its counts."""
-    return execute_planned_batch(store_root, batch_id, unsafe).model_dump()
+    """Run one planned batch in one sandbox; write its rows to the store; return its counts.
+
+    A batch the head start took (flows/head_start.py) is not run again: its outcome is this task's."""
+    early = claim(batch_id)
+    counts = early.result() if early is not None else execute_planned_batch(store_root, batch_id, unsafe)
+    return counts.model_dump()
 
 
 def failure_of(error: BaseException) -> tuple[str, str]:
@@ -118,12 +123,18 @@ def run_job(
     workers: int,
     dask_address: str | None = None,
     name: str = "surge-run",
+    early: HeadStart | None = None,
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    """Run a plan; returns (counts, failures as (reason, fix)). Never raises for a failed batch."""
+    """Run a plan; returns (counts, failures as (reason, fix)). Never raises for a failed batch.
+
+    ``early``: the head start running batches until Prefect's API answers; its batches are claimed by
+    their tasks."""
     runner = task_runner(workers, dask_address)
     job = run_plan.with_options(name=name, task_runner=runner)
     # Failures reach the user as one line each, from the CLI, not as tracebacks.
     with prefect_api(), quiet_engine_logs():
+        if early is not None:
+            early.stop()
         state = job(str(store_root), plan_id, unsafe, label=name.removeprefix("surge-"), return_state=True)
         wait_for_task_runs(state.state_details.flow_run_id, batches)
     if state.is_completed():

@@ -58,7 +58,7 @@ class BatchFailed(Exception):
 # sandbox start, a manifest read, a Parquet part), so large batches first keep the task runs few; small
 # ones last keep the workers finishing together. LARGEST_BATCH bounds what an interrupt can lose (a batch
 # stores its rows when it ends) and what a retry repeats.
-SMALLEST_BATCH = 16
+SMALLEST_BATCH = 8
 LARGEST_BATCH = 64
 GUIDE = 2
 

@@ -26,13 +26,15 @@ never a traceback:
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import importlib
 import json
 import os
 import sys
 import traceback
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from pipeline.errors import SurgeError
 
@@ -137,5 +139,22 @@ def finish(args: argparse.Namespace, summary: Summary) -> int:
     return FAILED_EXIT_CODE if failures else exit_code
 
 
+def entry() -> NoReturn:
+    """The `surge` executable: ``main``, then a quick exit."""
+    exit_now(main())
+
+
+def exit_now(code: int) -> NoReturn:
+    """Exit without the interpreter's teardown: run the exit hooks (Prefect's, the local API server's
+    stop, logging's flush), flush the standard streams, and leave. Freeing a heap the size of Prefect's,
+    object by object, took ~0.9 s at the end of every command on a 2-core machine; nothing of ours needs
+    it (every store write is closed by then)."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader that left, a closed stream: nothing lost
+            stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

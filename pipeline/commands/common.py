@@ -105,7 +105,6 @@ def execute_requests(
     ``requests`` carry their backend and toolchain identity (``sandboxes.identity.identify``). Returns the
     counts and ``failures`` (what of ours failed, each with its fix) for the CLI's exit rule.
     """
-    from flows.run_programs import run_job
     from flows.runtime import check_dask_address, default_workers
     from pipeline.batches import plan
     from pipeline.store import old_run_id_rule_rows
@@ -121,10 +120,9 @@ def execute_requests(
     failures: list[tuple[str, str]] = []
     if todo:
         workers = args.workers or default_workers()
+        dask_address = getattr(args, "dask_address", None)
         plan_id, batches = plan(store, todo, args.batch_size, workers)
-        counts, failures = run_job(
-            args.store, plan_id, batches, unsafe, workers, getattr(args, "dask_address", None), name
-        )
+        counts, failures = run_planned(store, plan_id, batches, unsafe, workers, dask_address, name)
     if counts.get("sandbox_errors"):
         failures.append(
             (
@@ -141,6 +139,31 @@ def execute_requests(
         "old_rule_rows": old_rule,
         "failures": failures_of(failures),
     }
+
+
+def run_planned(
+    store: Store, plan_id: str, batches: int, unsafe: bool, workers: int, dask_address: str | None, name: str
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """Run a plan under Prefect: (counts, failures). Here (not on Dask, where the workers run the batches)
+    a head start runs batches while Prefect's API starts (flows/head_start.py); if the API never comes
+    up, the batches it finished are real runs, stored and counted, and the API's failure is ours."""
+    from flows.head_start import head_start
+    from pipeline.errors import EngineUnavailable
+
+    with head_start(
+        store.root, store.plan_batches(plan_id), unsafe, workers, enabled=not dask_address
+    ) as early:
+        from flows.run_programs import run_job  # imports Prefect, while the head start already runs
+
+        try:
+            return run_job(store.root, plan_id, batches, unsafe, workers, dask_address, name, early)
+        except EngineUnavailable as error:
+            if early is None:
+                raise  # nothing ran: refused before any work
+            early.close()
+            done, stored_batches = early.finished()
+            counts = {**done.model_dump(), "batches": batches, "failed_batches": batches - stored_batches}
+            return counts, [(str(error), error.hint or "see `surge doctor`")]
 
 
 def old_rule_note(rows: int) -> str:

@@ -1,0 +1,72 @@
+"""The head start (flows/head_start.py): batches run while Prefect's API starts, and each is still one
+Prefect task run with its real outcome, executed once."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows import head_start as head_start_module
+from pipeline.cli import main
+from pipeline.store import Store
+from tests.flows.test_run_flow import prefect_runs, write_programs
+
+
+@pytest.mark.slow
+def test_batches_run_before_the_api_answers_and_are_task_runs_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, require_bwrap: None
+) -> None:
+    import flows.runtime
+
+    store = tmp_path / "store"
+    real_wait = flows.runtime.LocalApi.wait_ready
+    at_stop: list[int] = []
+
+    def slow_api(api: Any, timeout_s: float) -> None:  # the API answers only once two batches are stored
+        deadline = time.monotonic() + 60
+        while len(list((store / "runs").glob("part-*.parquet"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        real_wait(api, timeout_s)
+
+    real_stop = head_start_module.HeadStart.stop
+
+    def counting_stop(early: head_start_module.HeadStart) -> None:
+        if not early.stopped:
+            at_stop.append(len(early.started))
+        real_stop(early)
+
+    monkeypatch.setattr(flows.runtime.LocalApi, "wait_ready", slow_api)
+    monkeypatch.setattr(head_start_module.HeadStart, "stop", counting_stop)
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    flows.runtime._local_api.clear()  # this command starts its own API, as a fresh `surge run` does
+    sources = [f"print({n})" for n in range(8)]
+    programs = write_programs(tmp_path / "p.jsonl", sources)
+    assert main(["run", str(programs), "--store", str(store), "--batch-size", "2", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+
+    assert at_stop and at_stop[0] >= 2  # the head start had taken batches before the flow began
+    # every run once: a batch run again would find its rows stored and say so
+    assert summary["runs"] == summary["written"] == 8 and summary["found_stored"] == 0
+    assert sorted(int(row.label) for row in Store(store).runs.records()) == list(range(8))
+    flow_runs, task_runs = prefect_runs()
+    (flow_run,) = [run for run in flow_runs if str(store) in json.dumps(run.parameters)]
+    mine = [t for t in task_runs if t.flow_run_id == flow_run.id]
+    assert len(mine) == summary["batches"] == 4 and all(t.state.is_completed() for t in mine)
+    assert head_start_module._claims == {}  # nothing left behind for a later job
+
+
+def test_a_claim_is_given_once_and_a_stopped_head_start_takes_nothing(tmp_path: Path) -> None:
+    early = head_start_module.HeadStart(tmp_path, [], unsafe=False, workers=1)
+    early.close()
+    early.pending.extend(["b1", "b2"])
+    assert early.take() is None  # stopped: the flow runs the rest itself
+    early.stopped = False
+    assert early.take() == "b1"
+    outcome = head_start_module.claim("b1")
+    assert outcome is not None and head_start_module.claim("b1") is None
+    early.forget()
+    assert head_start_module._claims == {}
