@@ -5,7 +5,10 @@ Prefect's API receives per program for small and for large programs.
 Figures:
   orchestration_programs                 programs in the job (distinct C programs, ~0.1 s compile + run each)
   orchestration_bare_sum_s               their bare compile + run time, summed (measured on every
-                                         BARE_SAMPLE_EVERY-th program, scaled: the programs are alike)
+                                         BARE_SAMPLE_EVERY-th program, scaled: the programs are alike;
+                                         two samples, just before and just after the timed run, averaged:
+                                         this machine's speed drifts over minutes, the same loop took
+                                         98 to 123 ms per program within one hour)
   orchestration_ideal_s                  bare sum / cores
   orchestration_surge_run_s              `surge run` end to end, a fresh process, Prefect's start-up included
   orchestration_run_vs_ideal_ratio       the two (goal: at most 1.15)
@@ -59,6 +62,12 @@ def corpus() -> list[tuple[Program, ExecutionSetting]]:
     return [(Program.single("c", C_PROGRAM % n), ExecutionSetting()) for n in range(PROGRAMS)]
 
 
+def bare_sum_seconds(sample: list[tuple[Program, ExecutionSetting]], total: int, scratch: Path) -> float:
+    """The bare loop over a sample of the job, scaled to the whole job."""
+    scratch.mkdir()
+    return bare_loop_seconds(sample, scratch) * total / len(sample)
+
+
 def write_jsonl(path: Path, programs: list[Program]) -> Path:
     lines = (json.dumps({"language": p.language.value, "source": p.files[0].content}) for p in programs)
     path.write_text("\n".join(lines) + "\n")
@@ -97,6 +106,7 @@ def start_cluster(scratch: Path) -> tuple[str, list[subprocess.Popen]]:
     env = {**surge_env(scratch), "PYTHONPATH": str(REPO)}
     scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
     worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
+    worker += ["--preload", "flows.dask_preload"]  # as docs/scale-out.md deploys them
     logs = [scratch / f"dask-{n}.log" for n in range(3)]
     processes = [
         subprocess.Popen(
@@ -189,10 +199,12 @@ def run() -> dict[str, float]:
         warm = write_jsonl(scratch / "warm.jsonl", [Program.single("python", "print('warm')")])
         surge_run(warm, scratch / "warm-store", scratch)  # Prefect's database exists before timing
         fixed_s = surge_run(warm, scratch / "fixed-store", scratch)  # one program: the fixed cost
-        sampled = job[::BARE_SAMPLE_EVERY]
-        (scratch / "bare").mkdir()
-        bare_sum_s = bare_loop_seconds(sampled, scratch / "bare") * len(job) / len(sampled)
+        before = bare_sum_seconds(job[::BARE_SAMPLE_EVERY], len(job), scratch / "bare-before")
         local_s = surge_run(programs, scratch / "local-store", scratch)
+        after = bare_sum_seconds(
+            job[BARE_SAMPLE_EVERY // 2 :: BARE_SAMPLE_EVERY], len(job), scratch / "bare-after"
+        )
+        bare_sum_s = (before + after) / 2
         address, cluster = start_cluster(scratch)
         try:
             (scratch / "compile-cache").rename(scratch / "compile-cache-local")  # cold again

@@ -65,6 +65,8 @@ def dask_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     "--no-dashboard",
                     "--name",
                     f"w{n + 1}",
+                    # one worker as docs/scale-out.md deploys them, one bare: both must give the same rows
+                    *(["--preload", "flows.dask_preload"] if n == 0 else []),
                 ],  # fmt: skip
                 env=env,
                 cwd=scratch,

@@ -1,0 +1,12 @@
+"""A Dask worker preload: `dask worker ADDRESS --preload flows.dask_preload`.
+
+A worker imports what a batch needs when it starts (Prefect's task engine, the store, the local
+sandbox, the Lean router), not during its first task: those imports are ~3 CPU-s that would otherwise
+land inside the first batch every worker runs, on the job's clock.
+"""
+
+from __future__ import annotations
+
+import flows.run_programs  # noqa: F401  (Prefect and the batch task; configures Prefect first)
+import sandboxes.backends.bwrap  # noqa: F401
+import sandboxes.lean.router  # noqa: F401
