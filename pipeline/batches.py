@@ -10,6 +10,7 @@ no row is lost and none is stored twice.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -83,8 +84,8 @@ def batched(items: list[RunRequest], size: int | None, workers: int = 1) -> list
     batches: list[list[RunRequest]] = []
     for group in by_backend.values():
         sizes = guided_sizes(len(group), workers) if size is None else [size] * -(-len(group) // size)
-        starts = [sum(sizes[:n]) for n in range(len(sizes))]
-        batches += [group[start : start + length] for start, length in zip(starts, sizes, strict=True)]
+        starts = accumulate(sizes, initial=0)
+        batches += [group[start : start + length] for start, length in zip(starts, sizes, strict=False)]
     return batches
 
 
