@@ -44,15 +44,16 @@ class HeadStart:
             thread.start()
 
     def work(self) -> None:
-        while (batch_id := self.take()) is not None:
-            outcome: Future[BatchCounts] = _claims[batch_id]
+        while (taken := self.take()) is not None:
+            batch_id, outcome = taken
             try:
                 outcome.set_result(execute_batch(self.store_root, batch_id, self.unsafe))
             except BaseException as error:  # noqa: BLE001 - the claiming task re-raises it as its own
                 outcome.set_exception(error)
 
-    def take(self) -> str | None:
-        """The next batch, registered for its task to claim; None once stopped or done."""
+    def take(self) -> tuple[str, Future[BatchCounts]] | None:
+        """The next batch and its outcome, registered for its task to claim (which may happen at once);
+        None once stopped or done."""
         with _claims_lock:
             if self.stopped or not self.pending:
                 return None
@@ -61,7 +62,7 @@ class HeadStart:
             outcome.set_running_or_notify_cancel()
             _claims[batch_id] = outcome
             self.started.append(batch_id)
-            return batch_id
+            return batch_id, outcome
 
     def finished(self) -> tuple[BatchCounts, int]:
         """The counts of the batches it finished and stored, and how many those are (for a job whose
