@@ -82,9 +82,9 @@ def failure_of(error: BaseException) -> tuple[str, str]:
 @flow(name="surge-run", log_prints=False)
 def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") -> dict[str, Any]:
     store = Store(Path(store_root))
-    batch_ids = store.plan_batches(plan_id)
-    futures = [execute_batch.submit(store_root, batch_id, unsafe) for batch_id in batch_ids]
-    progress = Progress(label, len(batch_ids), store.manifest_runs(plan_id))
+    batch_sizes = store.plan_batches(plan_id)
+    futures = [execute_batch.submit(store_root, batch_id, unsafe) for batch_id in batch_sizes]
+    progress = Progress(label, len(batch_sizes), sum(batch_sizes.values()))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
     for future in as_completed(futures):
@@ -96,7 +96,7 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") ->
             continue
         total.add(counts)
         progress.advance(counts.runs + counts.found_stored)
-    summary = {**total.model_dump(), "batches": len(batch_ids), "failed_batches": progress.failed_batches}
+    summary = {**total.model_dump(), "batches": len(batch_sizes), "failed_batches": progress.failed_batches}
     if failures:
         raise JobFailed(summary, list(failures))  # the flow run ends Failed, as its failed task runs are
     return summary

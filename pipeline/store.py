@@ -296,15 +296,12 @@ class Store:
         self.manifest.flush()
         return plan_id
 
-    def plan_batches(self, plan_id: str) -> list[str]:
-        """The batch ids of a plan, largest batch first (then by id): the long ones start early, the
-        short ones fill the end, so the workers finish together."""
+    def plan_batches(self, plan_id: str) -> dict[str, int]:
+        """A plan's batch ids with their run counts, largest batch first (then by id): the long ones
+        start early, the short ones fill the end, so the workers finish together."""
         rows = self.manifest.read(filter=pc.field("plan_id") == plan_id, columns=["batch_id"])
         sizes = Counter(rows.column("batch_id").to_pylist())
-        return sorted(sizes, key=lambda batch_id: (-sizes[batch_id], batch_id))
-
-    def manifest_runs(self, plan_id: str) -> int:
-        return self.manifest.read(filter=pc.field("plan_id") == plan_id, columns=["plan_id"]).num_rows
+        return {batch_id: sizes[batch_id] for batch_id in sorted(sizes, key=lambda b: (-sizes[b], b))}
 
     def batch_requests(self, batch_id: str) -> list[RunRequest]:
         """A batch's requests, each once (the same batch may belong to several plans)."""

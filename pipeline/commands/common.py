@@ -151,7 +151,7 @@ def run_planned(
     from pipeline.errors import EngineUnavailable
 
     with head_start(
-        store.root, store.plan_batches(plan_id), unsafe, workers, enabled=not dask_address
+        store.root, list(store.plan_batches(plan_id)), unsafe, workers, enabled=not dask_address
     ) as early:
         from flows.run_programs import run_job  # imports Prefect, while the head start already runs
 
