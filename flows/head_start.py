@@ -1,38 +1,70 @@
 """A head start: a plan's first batches run while Prefect's local API is still starting.
 
 The API server takes seconds to come up (its imports alone are ~5 CPU-s on a 2-core machine), and until
-then no task can start: a job would leave every core idle for that long. So, for a job that runs here (not
-on Dask), ``HeadStart`` runs the plan's batches in plan order on ``workers`` threads, with the same
-engine-free code a task calls (``pipeline.batches.execute_batch``), until the API answers. Then it stops
-taking batches and the flow starts. Each task first claims its batch: a batch the head start finished
-hands its counts (or its failure) to the task, one still running is awaited, and every other batch runs in
-its task as usual. So every batch is still exactly one Prefect task run with its real outcome, and none
-runs twice. Nothing here imports Prefect: the head start begins before the command pays for that import.
+then no task can start: a job would leave every core idle for that long. So ``HeadStart`` runs the plan's
+batches in plan order, one per thread, with the same engine-free code a task calls
+(``pipeline.batches.execute_batch``), until the API answers. Then it stops taking batches and the flow
+starts. Every batch is still exactly one Prefect task run with its real outcome, and none runs twice:
+
+- Here (``HeadStart``): ``workers`` threads run the batches. Each task first claims its batch (``claim``):
+  a batch the head start finished hands its counts (or its failure) to the task, one still running is
+  awaited in the task's slot, every other batch runs in its task as usual.
+- On Dask (``ClusterHeadStart``): one thread per worker thread of the cluster submits a batch to the
+  cluster and waits for it. A task there runs in another process, where no claim can reach it, so the
+  flow claims instead (``claim_taken_by_cluster``): it submits the batches nobody took first (Dask queues them
+  behind the running ones, so no core runs two batches), then, as each taken batch ends, its task with the
+  head start's counts as a parameter (a batch the head start could not finish runs in its task again).
+
+Nothing here imports Prefect: the head start begins before the command pays for that import.
 """
 
 from __future__ import annotations
 
 import threading
+import uuid
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, as_completed
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from pipeline.batches import BatchCounts, execute_batch
 
-# batch id -> the head start's outcome for it; a task claims (pops) its batch's entry once
+# batch id -> the head start's outcome for it; a task (here) or the flow (Dask) claims it once
 _claims: dict[str, Future[BatchCounts]] = {}
+_claimed_by_flow: set[str] = set()  # the batches of a cluster head start: the flow claims those
 _claims_lock = threading.Lock()
 
 
 def claim(batch_id: str) -> Future[BatchCounts] | None:
     """The head start's outcome for this batch, once; None when the task must run the batch itself."""
     with _claims_lock:
+        if batch_id in _claimed_by_flow:
+            return None
         return _claims.pop(batch_id, None)
 
 
+def claim_taken_by_cluster(batch_ids: list[str]) -> dict[str, Future[BatchCounts]]:
+    """For the flow, on Dask: the outcomes of the batches a cluster head start took, once (call after it
+    stopped taking batches)."""
+    with _claims_lock:
+        taken = {b: _claims.pop(b) for b in batch_ids if b in _claimed_by_flow and b in _claims}
+        _claimed_by_flow.difference_update(taken)
+    return taken
+
+
+def as_they_end(outcomes: dict[str, Future[BatchCounts]]) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    """Each batch as its outcome arrives, with its counts; None where the head start failed it (its task
+    then runs it again: a worker lost, the store hiccuped)."""
+    batch_of = {outcome: batch_id for batch_id, outcome in outcomes.items()}
+    for outcome in as_completed(batch_of):
+        yield batch_of[outcome], None if outcome.exception() else outcome.result().model_dump()
+
+
 class HeadStart:
+    claimed_by_flow = False
+
     def __init__(self, store_root: Path | str, batch_ids: list[str], unsafe: bool, workers: int) -> None:
         self.store_root = str(store_root)
         self.unsafe = unsafe
@@ -43,17 +75,20 @@ class HeadStart:
         for thread in self.threads:
             thread.start()
 
+    def execute(self, batch_id: str) -> BatchCounts:
+        return execute_batch(self.store_root, batch_id, self.unsafe)
+
     def work(self) -> None:
         while (taken := self.take()) is not None:
             batch_id, outcome = taken
             try:
-                outcome.set_result(execute_batch(self.store_root, batch_id, self.unsafe))
+                outcome.set_result(self.execute(batch_id))
             except BaseException as error:  # noqa: BLE001 - the claiming task re-raises it as its own
                 outcome.set_exception(error)
 
     def take(self) -> tuple[str, Future[BatchCounts]] | None:
-        """The next batch and its outcome, registered for its task to claim (which may happen at once);
-        None once stopped or done."""
+        """The next batch and its outcome, registered for its claim (which may come at once); None once
+        stopped or done."""
         with _claims_lock:
             if self.stopped or not self.pending:
                 return None
@@ -61,6 +96,8 @@ class HeadStart:
             outcome: Future[BatchCounts] = Future()
             outcome.set_running_or_notify_cancel()
             _claims[batch_id] = outcome
+            if self.claimed_by_flow:
+                _claimed_by_flow.add(batch_id)
             self.started.append(batch_id)
             return batch_id, outcome
 
@@ -76,7 +113,7 @@ class HeadStart:
         return total, len(stored)
 
     def stop(self) -> None:
-        """Take no new batch; those running finish and wait for their tasks."""
+        """Take no new batch; those running finish and wait for their claims."""
         with _claims_lock:
             self.stopped = True
 
@@ -87,21 +124,56 @@ class HeadStart:
             thread.join()
 
     def forget(self) -> None:
-        """Drop the outcomes no task claimed (a job that ended early)."""
+        """Drop the outcomes nobody claimed (a job that ended early)."""
         with _claims_lock:
             for batch_id in self.started:
                 _claims.pop(batch_id, None)
+                _claimed_by_flow.discard(batch_id)
+
+
+class ClusterHeadStart(HeadStart):
+    """The head start on a Dask cluster: each thread keeps one batch running on the workers."""
+
+    claimed_by_flow = True
+
+    def __init__(self, store_root: Path | str, batch_ids: list[str], unsafe: bool, address: str) -> None:
+        from distributed import Client
+
+        from pipeline.errors import EngineUnavailable
+
+        try:
+            self.client = Client(address, set_as_default=False, timeout=30)
+        except (OSError, TimeoutError) as error:
+            raise EngineUnavailable(
+                f"the Dask scheduler at {address} did not take a client: {error}",
+                hint="check the scheduler (`dask scheduler`, docs/scale-out.md) or drop --dask-address",
+            ) from None
+        threads = sum(self.client.nthreads().values())
+        super().__init__(store_root, batch_ids, unsafe, max(1, threads))
+
+    def execute(self, batch_id: str) -> BatchCounts:
+        # A key of its own: no result of an earlier command for this batch is served from the scheduler.
+        key = f"surge-head-start-{batch_id}-{uuid.uuid4().hex[:8]}"
+        future = self.client.submit(execute_batch, self.store_root, batch_id, self.unsafe, key=key)
+        return future.result()
+
+    def close(self) -> None:
+        super().close()
+        self.client.close()
 
 
 @contextmanager
 def head_start(
-    store_root: Path | str, batch_ids: list[str], unsafe: bool, workers: int, enabled: bool = True
+    store_root: Path | str, batch_ids: list[str], unsafe: bool, workers: int, dask_address: str | None = None
 ) -> Iterator[HeadStart | None]:
     """Run batches until the flow calls ``stop()``; always closed, also on an interrupt."""
-    if not enabled or not batch_ids:
+    if not batch_ids:
         yield None
         return
-    started = HeadStart(store_root, batch_ids, unsafe, workers)
+    if dask_address:
+        started: HeadStart = ClusterHeadStart(store_root, batch_ids, unsafe, dask_address)
+    else:
+        started = HeadStart(store_root, batch_ids, unsafe, workers)
     try:
         yield started
     finally:

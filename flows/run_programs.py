@@ -25,7 +25,7 @@ from prefect import flow, task  # noqa: E402  (settings must be in the environme
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.futures import as_completed  # noqa: E402
 
-from flows.head_start import HeadStart, claim  # noqa: E402
+from flows.head_start import HeadStart, as_they_end, claim, claim_taken_by_cluster  # noqa: E402
 from flows.progress import Progress  # noqa: E402
 from pipeline.batches import BatchCounts, BatchFailed  # noqa: E402
 from pipeline.batches import execute_batch as execute_planned_batch  # noqa: E402
@@ -64,10 +64,15 @@ class JobFailed(Exception):
     retry_delay_seconds=RETRY_DELAY_S,
     retry_condition_fn=transient,
 )
-def execute_batch(store_root: str, batch_id: str, unsafe: bool) -> dict[str, Any]:
+def execute_batch(
+    store_root: str, batch_id: str, unsafe: bool, head_start: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Run one planned batch in one sandbox; write its rows to the store; return its counts.
 
-    A batch the head start took (flows/head_start.py) is not run again: its outcome is this task's."""
+    A batch the head start took (flows/head_start.py) is not run again: its outcome is this task's, claimed
+    here, or on Dask given by the flow as ``head_start`` (the batch's counts)."""
+    if head_start is not None:
+        return head_start
     early = claim(batch_id)
     counts = early.result() if early is not None else execute_planned_batch(store_root, batch_id, unsafe)
     return counts.model_dump()
@@ -83,7 +88,12 @@ def failure_of(error: BaseException) -> tuple[str, str]:
 def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") -> dict[str, Any]:
     store = Store(Path(store_root))
     batch_sizes = store.plan_batches(plan_id)
-    futures = [execute_batch.submit(store_root, batch_id, unsafe) for batch_id in batch_sizes]
+    on_cluster = claim_taken_by_cluster(list(batch_sizes))
+    futures = [execute_batch.submit(store_root, b, unsafe) for b in batch_sizes if b not in on_cluster]
+    futures += [
+        execute_batch.submit(store_root, batch_id, unsafe, head_start=counts)
+        for batch_id, counts in as_they_end(on_cluster)
+    ]
     progress = Progress(label, len(batch_sizes), sum(batch_sizes.values()))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}

@@ -144,15 +144,13 @@ def execute_requests(
 def run_planned(
     store: Store, plan_id: str, batches: int, unsafe: bool, workers: int, dask_address: str | None, name: str
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    """Run a plan under Prefect: (counts, failures). Here (not on Dask, where the workers run the batches)
-    a head start runs batches while Prefect's API starts (flows/head_start.py); if the API never comes
-    up, the batches it finished are real runs, stored and counted, and the API's failure is ours."""
+    """Run a plan under Prefect: (counts, failures). A head start runs batches, here or on the Dask
+    cluster, while Prefect's API starts (flows/head_start.py); if the API never comes up, the batches it
+    finished are real runs, stored and counted, and the API's failure is ours."""
     from flows.head_start import head_start
     from pipeline.errors import EngineUnavailable
 
-    with head_start(
-        store.root, list(store.plan_batches(plan_id)), unsafe, workers, enabled=not dask_address
-    ) as early:
+    with head_start(store.root, list(store.plan_batches(plan_id)), unsafe, workers, dask_address) as early:
         from flows.run_programs import run_job  # imports Prefect, while the head start already runs
 
         try:
