@@ -10,9 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from datetime import datetime
+from functools import cached_property
 from enum import StrEnum
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -36,7 +38,18 @@ def content_id(*parts: Any) -> str:
 
 
 class Frozen(BaseModel):
+    """An immutable record. Its computed fields (ids, the label) are computed once, on first use: a job
+    reads each request's run id five times or more, and each time was a JSON dump and a hash."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; with fields changed, the values computed from the old ones are dropped, not carried."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            for name in type(self).model_computed_fields:
+                copied.__dict__.pop(name, None)
+        return copied
 
 
 class Language(str):
@@ -118,7 +131,7 @@ class SourceItem(Frozen):
     fields: dict[str, Any] = Field(default_factory=dict, description="the source's own fields, verbatim")
 
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def item_id(self) -> str:
         return content_id("item", self.source, self.key, self.upstream_commit, self.text, self.fields)
 
@@ -133,7 +146,7 @@ class QuarantinedRecord(Frozen):
     raw: str = Field(default="", description="the offending text, truncated to a few KiB")
 
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def quarantine_id(self) -> str:
         return content_id("quarantine", self.stage, self.source, self.location, self.reason)
 
@@ -190,7 +203,7 @@ class Program(Frozen):
         return registered(language)
 
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def program_id(self) -> str:
         return content_id(
             "program",
@@ -247,7 +260,7 @@ class ExecutionSetting(Frozen):
         return level
 
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def setting_id(self) -> str:
         return content_id(
             "setting", self.compiler, self.standard, self.optimization, self.extra_flags, self.source_paths
@@ -298,7 +311,7 @@ class EnvironmentProfile(Frozen):
     image: str | None = Field(default=None, description="Docker image for this profile, where one exists")
 
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def profile_id(self) -> str:
         return content_id(
             "profile", self.name, self.locale, self.timezone, self.toolchains, self.env, self.image
@@ -400,7 +413,7 @@ class RunResult(Frozen):
     provenance: Provenance
 
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def label(self) -> str:
         """The label, composed from the recorded phases after the run (never captured interleaved)."""
         return compose_label(self.protocol, self.compile, self.run)
@@ -494,7 +507,7 @@ class RunRequest(Frozen):
     )
 
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def run_id(self) -> str:
         return run_id_for(
             self.program,

@@ -7,9 +7,11 @@ checked against a golden file in the tests, so a field change is always a visibl
 
 from __future__ import annotations
 
+import functools
 import json
 import types
 import typing
+from collections.abc import Callable
 from datetime import datetime
 from enum import Enum
 from typing import Any
@@ -73,28 +75,43 @@ def to_row(record: BaseModel) -> dict[str, Any]:
 
 
 def _encode(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
-    row: dict[str, Any] = {}
-    annotations = {name: info.annotation for name, info in model.model_fields.items()}
-    for name, value in data.items():
-        row[name] = _encode_value(annotations.get(name), value)
-    return row
+    encoders = _field_encoders(model)
+    return {name: encoders.get(name, _plain)(value) for name, value in data.items()}
 
 
-def _encode_value(annotation: Any, value: Any) -> Any:
-    if value is None:
-        return None
-    inner = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(inner) == 1:
-        annotation = inner[0]
+# Per model, once: what each field's annotation asks of its values (a job encodes a row per run, and
+# reading the annotations again for every value cost about as much as the rest of the encoding).
+@functools.cache
+def _field_encoders(model: type[BaseModel]) -> dict[str, Callable[[Any], Any]]:
+    return {name: _encoder_for(info.annotation) for name, info in model.model_fields.items()}
+
+
+def _encoder_for(annotation: Any) -> Callable[[Any], Any]:
+    annotation = _unwrap_optional(annotation)
     if typing.get_origin(annotation) is dict:
-        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+        return _none_or(lambda value: json.dumps(value, sort_keys=True, ensure_ascii=False, default=str))
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return _encode(annotation, value)
+        return _none_or(functools.partial(_encode, annotation))
+    return _plain
+
+
+def _plain(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, str) and type(value) is not str:  # Language: Arrow stores the plain string
         return str.__str__(value)
     return value
+
+
+def _none_or(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else convert(value)
+
+
+def _unwrap_optional(annotation: Any) -> Any:
+    inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(inner) == 1:
+        return inner[0]
+    return annotation
 
 
 def from_row(model: type[BaseModel], row: dict[str, Any]) -> Any:
@@ -104,22 +121,18 @@ def from_row(model: type[BaseModel], row: dict[str, Any]) -> Any:
 
 
 def _decode(model: type[BaseModel], row: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    for name, info in model.model_fields.items():
-        if name not in row:
-            continue
-        data[name] = _decode_value(info.annotation, row[name])
-    return data
+    return {name: decode(row[name]) for name, decode in _field_decoders(model).items() if name in row}
 
 
-def _decode_value(annotation: Any, value: Any) -> Any:
-    if value is None:
-        return None
-    inner = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(inner) == 1:
-        annotation = inner[0]
+@functools.cache
+def _field_decoders(model: type[BaseModel]) -> dict[str, Callable[[Any], Any]]:
+    return {name: _decoder_for(info.annotation) for name, info in model.model_fields.items()}
+
+
+def _decoder_for(annotation: Any) -> Callable[[Any], Any]:
+    annotation = _unwrap_optional(annotation)
     if typing.get_origin(annotation) is dict:
-        return json.loads(value)
+        return _none_or(json.loads)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return _decode(annotation, value)
-    return value
+        return _none_or(functools.partial(_decode, annotation))
+    return lambda value: value

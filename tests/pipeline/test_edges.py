@@ -111,6 +111,18 @@ def test_run_ids_hash_limits_repeats_backend_and_toolchain() -> None:
     assert again.run_id == base.run_id
 
 
+def test_a_copy_with_changed_fields_never_carries_the_cached_ids_of_the_original() -> None:
+    program = Program.single("python", "print(1)")
+    base = RunRequest(program=program, profile=get_profile("default"))
+    first, label_before = base.run_id, program.program_id  # computed and cached on these records
+    changed = base.model_copy(update={"backend": "docker", "program": Program.single("python", "print(2)")})
+    assert changed.run_id != first and changed.program.program_id != label_before
+    assert changed.run_id == RunRequest(
+        program=Program.single("python", "print(2)"), profile=get_profile("default"), backend="docker"
+    ).run_id
+    assert base.model_copy().run_id == first
+
+
 def test_identify_names_the_tool_versions_and_routes_image_profiles_to_docker() -> None:
     request = RunRequest(program=Program.single("python", "print(1)"), profile=get_profile("default"))
     (bwrap,) = identify([request], "bwrap")
