@@ -12,8 +12,8 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from functools import cached_property
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, ClassVar, Literal, Self
 
 from pydantic import (
