@@ -117,9 +117,12 @@ def test_a_copy_with_changed_fields_never_carries_the_cached_ids_of_the_original
     first, label_before = base.run_id, program.program_id  # computed and cached on these records
     changed = base.model_copy(update={"backend": "docker", "program": Program.single("python", "print(2)")})
     assert changed.run_id != first and changed.program.program_id != label_before
-    assert changed.run_id == RunRequest(
-        program=Program.single("python", "print(2)"), profile=get_profile("default"), backend="docker"
-    ).run_id
+    assert (
+        changed.run_id
+        == RunRequest(
+            program=Program.single("python", "print(2)"), profile=get_profile("default"), backend="docker"
+        ).run_id
+    )
     assert base.model_copy().run_id == first
 
 
