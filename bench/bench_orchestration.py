@@ -17,6 +17,10 @@ Figures:
   orchestration_run_minus_fixed_vs_ideal_ratio   the job without that fixed cost, vs the ideal
   orchestration_dask_run_s               the same job with --dask-address on a 2-worker local cluster
   orchestration_dask_vs_local_ratio      (goal: at most 1.1)
+  dask_idle_cluster_cpu_share_defaults   CPU of the idle cluster (scheduler, 2 workers, their nannies), in
+                                         cores, at Dask's defaults; over IDLE_SAMPLE_S seconds
+  dask_idle_cluster_cpu_share_tuned      the same as deployed (dockerfiles/dask/surge.yaml, --no-nanny):
+                                         the cluster's housekeeping competes with the batches for the cores
   prefect_api_bytes_per_program_small    HTTP bodies + events sent to Prefect per program, 40-byte programs
   prefect_api_bytes_per_program_large    the same with 1 MiB programs (goal: equal, at most 1,024)
   prefect_api_bytes_large_vs_small_ratio (goal: 1.0)
@@ -49,7 +53,9 @@ PROGRAMS = 1000
 BARE_SAMPLE_EVERY = 10
 BYTES_PROGRAMS = 64
 LARGE_PROGRAM_BYTES = 1 << 20
+IDLE_SAMPLE_S = 10
 PREFECT_HOME = REPO / ".surge" / "bench-prefect"
+DASK_CONFIG = REPO / "dockerfiles" / "dask"  # the settings docs/scale-out.md deploys
 C_PROGRAM = (
     "#include <stdio.h>\n"
     "int main(void) { volatile unsigned long s = 0;\n"
@@ -98,7 +104,9 @@ def surge_run(programs: Path, store: Path, scratch: Path, *extra: str) -> float:
 # -- a local Dask cluster: a scheduler and two single-thread workers, separate processes ---------------
 
 
-def start_cluster(scratch: Path) -> tuple[str, list[subprocess.Popen]]:
+def start_cluster(scratch: Path, tuned: bool = True) -> tuple[str, list[subprocess.Popen]]:
+    """A scheduler and two single-thread workers; ``tuned``: with the settings docs/scale-out.md deploys
+    (dockerfiles/dask/surge.yaml, no nannies), else Dask's defaults."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -106,7 +114,12 @@ def start_cluster(scratch: Path) -> tuple[str, list[subprocess.Popen]]:
     env = {**surge_env(scratch), "PYTHONPATH": str(REPO)}
     scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
     worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
-    worker += ["--preload", "flows.dask_preload"]  # as docs/scale-out.md deploys them
+    worker += ["--preload", "flows.dask_preload"]
+    if tuned:
+        env["DASK_CONFIG"] = str(DASK_CONFIG)
+        worker.append("--no-nanny")
+    scratch = scratch / f"cluster-{port}"
+    scratch.mkdir()
     logs = [scratch / f"dask-{n}.log" for n in range(3)]
     processes = [
         subprocess.Popen(
@@ -135,6 +148,22 @@ def stop_cluster(processes: list[subprocess.Popen]) -> None:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def idle_cluster_cpu_share(scratch: Path, tuned: bool) -> float:
+    """The CPU an idle cluster (scheduler, workers, their nannies) uses, as a share of one core."""
+    import psutil
+
+    _, cluster = start_cluster(scratch, tuned)
+    try:
+        time.sleep(2)  # past the start
+        processes = [psutil.Process(p.pid) for p in cluster]
+        processes += [child for p in processes for child in p.children(recursive=True)]
+        before = sum(sum(p.cpu_times()[:2]) for p in processes)
+        time.sleep(IDLE_SAMPLE_S)
+        return (sum(sum(p.cpu_times()[:2]) for p in processes) - before) / IDLE_SAMPLE_S
+    finally:
+        stop_cluster(cluster)
 
 
 # -- bytes sent to Prefect's API -----------------------------------------------------------------------
@@ -205,6 +234,8 @@ def run() -> dict[str, float]:
             job[BARE_SAMPLE_EVERY // 2 :: BARE_SAMPLE_EVERY], len(job), scratch / "bare-after"
         )
         bare_sum_s = (before + after) / 2
+        idle_default = idle_cluster_cpu_share(scratch, tuned=False)
+        idle_tuned = idle_cluster_cpu_share(scratch, tuned=True)
         address, cluster = start_cluster(scratch)
         try:
             (scratch / "compile-cache").rename(scratch / "compile-cache-local")  # cold again
@@ -227,6 +258,8 @@ def run() -> dict[str, float]:
         "orchestration_run_minus_fixed_vs_ideal_ratio": round((local_s - fixed_s) / ideal_s, 3),
         "orchestration_dask_run_s": round(dask_s, 3),
         "orchestration_dask_vs_local_ratio": round(dask_s / local_s, 3),
+        "dask_idle_cluster_cpu_share_defaults": round(idle_default, 4),
+        "dask_idle_cluster_cpu_share_tuned": round(idle_tuned, 4),
         "prefect_api_bytes_per_program_small": round(small_bytes, 1),
         "prefect_api_bytes_per_program_large": round(large_bytes, 1),
         "prefect_api_bytes_large_vs_small_ratio": round(large_bytes / small_bytes, 3),

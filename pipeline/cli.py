@@ -139,9 +139,20 @@ def finish(args: argparse.Namespace, summary: Summary) -> int:
     return FAILED_EXIT_CODE if failures else exit_code
 
 
+# The commands that run a Prefect flow. The executable starts their local API first of all, so that its
+# boot (~7 CPU-s on 2 cores) overlaps the command's own imports and parsing (~1.5 s on one core, the
+# other idle) instead of the batches.
+FLOW_COMMANDS = frozenset({"run", "audit", "build", "pull", "refactor"})
+
+
 def entry() -> NoReturn:
     """The `surge` executable: ``main``, then a quick exit."""
-    exit_now(main())
+    argv = sys.argv[1:]
+    if argv[:1] and argv[0] in FLOW_COMMANDS and not {"-h", "--help"} & set(argv):
+        from flows.runtime import prestart_api
+
+        prestart_api()  # stopped at exit, used or not (a refused command, nothing left to run)
+    exit_now(main(argv))
 
 
 def exit_now(code: int) -> NoReturn:

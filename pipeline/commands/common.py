@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -150,7 +153,8 @@ def run_planned(
     from flows.head_start import head_start
     from pipeline.errors import EngineUnavailable
 
-    with head_start(store.root, list(store.plan_batches(plan_id)), unsafe, workers, dask_address) as early:
+    batch_ids = list(store.plan_batches(plan_id))
+    with prompt_batch_threads(), head_start(store.root, batch_ids, unsafe, workers, dask_address) as early:
         from flows.run_programs import run_job  # imports Prefect, while the head start already runs
 
         try:
@@ -162,6 +166,26 @@ def run_planned(
             done, stored_batches = early.finished()
             counts = {**done.model_dump(), "batches": batches, "failed_batches": batches - stored_batches}
             return counts, [(str(error), error.hint or "see `surge doctor`")]
+
+
+# The GIL hand-over while batches run in this process's threads (Python's default is 5 ms).
+BATCH_THREAD_SWITCH_S = 0.0005
+
+
+@contextmanager
+def prompt_batch_threads() -> Iterator[None]:
+    """Hand the GIL to a batch's thread within half a millisecond, not five, while a plan runs.
+
+    A batch thread mostly waits on its sandbox, and every wait ends in a GIL request; while the main
+    thread runs Python (Prefect's import, the flow engine), the default hand-over kept the sandboxes idle:
+    on 2 cores the gap between two programs of a batch was 33 ms during Prefect's import and 11 ms on
+    average over a 1,000-program job; 26 ms and 8.7 ms with this (8.7 ms with no Prefect at all)."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(BATCH_THREAD_SWITCH_S)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 def old_rule_note(rows: int) -> str:
