@@ -66,9 +66,9 @@ def dask_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     "--name",
                     f"w{n + 1}",
                     # one worker as docs/scale-out.md deploys them, one bare: both must give the same rows
-                    *(["--preload", "flows.dask_preload"] if n == 0 else []),
+                    *(["--preload", "flows.dask_preload", "--no-nanny"] if n == 0 else []),
                 ],  # fmt: skip
-                env=env,
+                env={**env, "DASK_CONFIG": str(REPO_ROOT / "dockerfiles" / "dask")} if n == 0 else env,
                 cwd=scratch,
                 stdout=logs[n + 1],
                 stderr=subprocess.STDOUT,
