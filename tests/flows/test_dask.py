@@ -141,44 +141,12 @@ def test_a_head_start_runs_batches_on_the_cluster_before_the_api_answers(
     monkeypatch: pytest.MonkeyPatch,
     require_bwrap: None,
 ) -> None:
-    import json
+    from tests.flows.test_head_start import (
+        assert_each_run_once_in_one_task_run_per_batch,
+        run_with_the_api_held_back,
+    )
 
-    import flows.runtime
-    from flows import head_start as head_start_module
-    from tests.flows.test_run_flow import prefect_runs, write_programs
-
-    store = tmp_path / "store"
-    real_wait = flows.runtime.LocalApi.wait_ready
-
-    def slow_api(api: object, timeout_s: float) -> None:  # the API answers only once two batches are stored
-        deadline = time.monotonic() + 60
-        while len(list((store / "runs").glob("part-*.parquet"))) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        real_wait(api, timeout_s)  # type: ignore[arg-type]
-
-    at_stop: list[int] = []
-    real_stop = head_start_module.HeadStart.stop
-
-    def counting_stop(early: head_start_module.HeadStart) -> None:
-        if not early.stopped:
-            at_stop.append(len(early.started))
-        real_stop(early)
-
-    monkeypatch.setattr(flows.runtime.LocalApi, "wait_ready", slow_api)
-    monkeypatch.setattr(head_start_module.HeadStart, "stop", counting_stop)
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    flows.runtime._local_api.clear()  # this command starts its own API, as a fresh `surge run` does
-    programs = write_programs(tmp_path / "p.jsonl", [f"print({n})" for n in range(8)])
-    command = ["run", str(programs), "--store", str(store), "--batch-size", "2", "--json"]
-    assert main([*command, "--dask-address", dask_address]) == 0
-    summary = json.loads(capsys.readouterr().out)
-
-    # every run once: a batch the cluster ran again would find its rows stored and say so
-    assert summary["runs"] == summary["written"] == 8 and summary["found_stored"] == 0
-    assert sorted(int(row.label) for row in Store(store).runs.records()) == list(range(8))
-    flow_runs, task_runs = prefect_runs()
-    (flow_run,) = [run for run in flow_runs if str(store) in json.dumps(run.parameters)]
-    mine = [t for t in task_runs if t.flow_run_id == flow_run.id]
-    assert len(mine) == summary["batches"] == 4 and all(t.state.is_completed() for t in mine)
+    extra = ("--dask-address", dask_address)
+    summary, at_stop, store = run_with_the_api_held_back(tmp_path, monkeypatch, capsys, *extra)
     assert at_stop and at_stop[0] >= 2  # the cluster had run batches before the flow began
-    assert head_start_module._claims == {} and head_start_module._claimed_by_flow == set()
+    assert_each_run_once_in_one_task_run_per_batch(summary, store)

@@ -16,23 +16,23 @@ from pipeline.store import Store
 from tests.flows.test_run_flow import prefect_runs, write_programs
 
 
-@pytest.mark.slow
-def test_batches_run_before_the_api_answers_and_are_task_runs_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, require_bwrap: None
-) -> None:
+def run_with_the_api_held_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[dict[str, Any], list[int], Path]:
+    """`surge run` of 8 programs in batches of 2, with an API that answers only once two batches are
+    stored: (the summary, how many batches the head start had taken when the flow began, the store)."""
     import flows.runtime
 
     store = tmp_path / "store"
     real_wait = flows.runtime.LocalApi.wait_ready
+    real_stop = head_start_module.HeadStart.stop
     at_stop: list[int] = []
 
-    def slow_api(api: Any, timeout_s: float) -> None:  # the API answers only once two batches are stored
+    def slow_api(api: Any, timeout_s: float) -> None:
         deadline = time.monotonic() + 60
         while len(list((store / "runs").glob("part-*.parquet"))) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
         real_wait(api, timeout_s)
-
-    real_stop = head_start_module.HeadStart.stop
 
     def counting_stop(early: head_start_module.HeadStart) -> None:
         if not early.stopped:
@@ -43,12 +43,13 @@ def test_batches_run_before_the_api_answers_and_are_task_runs_once(
     monkeypatch.setattr(head_start_module.HeadStart, "stop", counting_stop)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     flows.runtime._local_api.clear()  # this command starts its own API, as a fresh `surge run` does
-    sources = [f"print({n})" for n in range(8)]
-    programs = write_programs(tmp_path / "p.jsonl", sources)
-    assert main(["run", str(programs), "--store", str(store), "--batch-size", "2", "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
+    programs = write_programs(tmp_path / "p.jsonl", [f"print({n})" for n in range(8)])
+    command = ["run", str(programs), "--store", str(store), "--batch-size", "2", "--json", *extra]
+    assert main(command) == 0
+    return json.loads(capsys.readouterr().out), at_stop, store
 
-    assert at_stop and at_stop[0] >= 2  # the head start had taken batches before the flow began
+
+def assert_each_run_once_in_one_task_run_per_batch(summary: dict[str, Any], store: Path) -> None:
     # every run once: a batch run again would find its rows stored and say so
     assert summary["runs"] == summary["written"] == 8 and summary["found_stored"] == 0
     assert sorted(int(row.label) for row in Store(store).runs.records()) == list(range(8))
@@ -56,7 +57,16 @@ def test_batches_run_before_the_api_answers_and_are_task_runs_once(
     (flow_run,) = [run for run in flow_runs if str(store) in json.dumps(run.parameters)]
     mine = [t for t in task_runs if t.flow_run_id == flow_run.id]
     assert len(mine) == summary["batches"] == 4 and all(t.state.is_completed() for t in mine)
-    assert head_start_module._claims == {}  # nothing left behind for a later job
+    assert head_start_module._claims == {} and head_start_module._claimed_by_flow == set()
+
+
+@pytest.mark.slow
+def test_batches_run_before_the_api_answers_and_are_task_runs_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, require_bwrap: None
+) -> None:
+    summary, at_stop, store = run_with_the_api_held_back(tmp_path, monkeypatch, capsys)
+    assert at_stop and at_stop[0] >= 2  # the head start had taken batches before the flow began
+    assert_each_run_once_in_one_task_run_per_batch(summary, store)
 
 
 def test_a_claim_is_given_once_and_a_stopped_head_start_takes_nothing(tmp_path: Path) -> None:
