@@ -31,17 +31,15 @@ from typing import Any
 
 from pipeline.batches import BatchCounts, execute_batch
 
-# batch id -> the head start's outcome for it; a task (here) or the flow (Dask) claims it once
+# batch id -> the head start's outcome for it, claimed once: by its task (here) or by the flow (Dask)
 _claims: dict[str, Future[BatchCounts]] = {}
-_claimed_by_flow: set[str] = set()  # the batches of a cluster head start: the flow claims those
+_flow_claims: dict[str, Future[BatchCounts]] = {}
 _claims_lock = threading.Lock()
 
 
 def claim(batch_id: str) -> Future[BatchCounts] | None:
     """The head start's outcome for this batch, once; None when the task must run the batch itself."""
     with _claims_lock:
-        if batch_id in _claimed_by_flow:
-            return None
         return _claims.pop(batch_id, None)
 
 
@@ -49,9 +47,7 @@ def claim_taken_by_cluster(batch_ids: list[str]) -> dict[str, Future[BatchCounts
     """For the flow, on Dask: the outcomes of the batches a cluster head start took, once (call after it
     stopped taking batches)."""
     with _claims_lock:
-        taken = {b: _claims.pop(b) for b in batch_ids if b in _claimed_by_flow and b in _claims}
-        _claimed_by_flow.difference_update(taken)
-    return taken
+        return {b: _flow_claims.pop(b) for b in batch_ids if b in _flow_claims}
 
 
 def as_they_end(outcomes: dict[str, Future[BatchCounts]]) -> Iterator[tuple[str, dict[str, Any] | None]]:
@@ -63,7 +59,7 @@ def as_they_end(outcomes: dict[str, Future[BatchCounts]]) -> Iterator[tuple[str,
 
 
 class HeadStart:
-    claimed_by_flow = False
+    claims = _claims  # who claims this head start's outcomes: the tasks
 
     def __init__(self, store_root: Path | str, batch_ids: list[str], unsafe: bool, workers: int) -> None:
         self.store_root = str(store_root)
@@ -95,9 +91,7 @@ class HeadStart:
             batch_id = self.pending.popleft()
             outcome: Future[BatchCounts] = Future()
             outcome.set_running_or_notify_cancel()
-            _claims[batch_id] = outcome
-            if self.claimed_by_flow:
-                _claimed_by_flow.add(batch_id)
+            self.claims[batch_id] = outcome
             self.started.append(batch_id)
             return batch_id, outcome
 
@@ -105,7 +99,7 @@ class HeadStart:
         """The counts of the batches it finished and stored, and how many those are (for a job whose
         engine never came up; call after ``close``)."""
         with _claims_lock:
-            outcomes = [_claims[batch_id] for batch_id in self.started if batch_id in _claims]
+            outcomes = [self.claims[batch_id] for batch_id in self.started if batch_id in self.claims]
         stored = [outcome.result() for outcome in outcomes if outcome.exception() is None]
         total = BatchCounts()
         for counts in stored:
@@ -127,14 +121,13 @@ class HeadStart:
         """Drop the outcomes nobody claimed (a job that ended early)."""
         with _claims_lock:
             for batch_id in self.started:
-                _claims.pop(batch_id, None)
-                _claimed_by_flow.discard(batch_id)
+                self.claims.pop(batch_id, None)
 
 
 class ClusterHeadStart(HeadStart):
     """The head start on a Dask cluster: each thread keeps one batch running on the workers."""
 
-    claimed_by_flow = True
+    claims = _flow_claims  # a task on a worker cannot reach this process: the flow claims them
 
     def __init__(self, store_root: Path | str, batch_ids: list[str], unsafe: bool, address: str) -> None:
         from distributed import Client

@@ -57,7 +57,7 @@ def assert_each_run_once_in_one_task_run_per_batch(summary: dict[str, Any], stor
     (flow_run,) = [run for run in flow_runs if str(store) in json.dumps(run.parameters)]
     mine = [t for t in task_runs if t.flow_run_id == flow_run.id]
     assert len(mine) == summary["batches"] == 4 and all(t.state.is_completed() for t in mine)
-    assert head_start_module._claims == {} and head_start_module._claimed_by_flow == set()
+    assert head_start_module._claims == {} and head_start_module._flow_claims == {}
 
 
 @pytest.mark.slow
