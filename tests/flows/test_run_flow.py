@@ -150,7 +150,7 @@ def test_the_api_server_dies_with_its_command_even_on_sigkill(tmp_path: Path, re
     while not servers:
         assert time.monotonic() < deadline and command.poll() is None, "no API server started"
         time.sleep(0.2)
-        servers = [p for p in psutil.Process(command.pid).children() if "uvicorn" in " ".join(p.cmdline())]
+        servers = [p for p in psutil.Process(command.pid).children() if "flows.api_server" in p.cmdline()]
     command.send_signal(signal.SIGKILL)
     command.wait(timeout=10)
     gone, alive = psutil.wait_procs(servers, timeout=15)
