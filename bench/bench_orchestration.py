@@ -9,6 +9,8 @@ Figures:
                                          two samples, just before and just after the timed run, averaged:
                                          this machine's speed drifts over minutes, the same loop took
                                          98 to 123 ms per program within one hour)
+  orchestration_bare_drift_ratio         the second bare sample over the first: how far this machine's speed
+                                         moved during the measurement (the ratios above carry that noise)
   orchestration_ideal_s                  bare sum / cores
   orchestration_surge_run_s              `surge run` end to end, a fresh process, Prefect's start-up included
   orchestration_run_vs_ideal_ratio       the two (goal: at most 1.15)
@@ -251,6 +253,7 @@ def run() -> dict[str, float]:
     return {
         "orchestration_programs": float(len(job)),
         "orchestration_bare_sum_s": round(bare_sum_s, 3),
+        "orchestration_bare_drift_ratio": round(after / before, 3),
         "orchestration_ideal_s": round(ideal_s, 3),
         "orchestration_surge_run_s": round(local_s, 3),
         "orchestration_run_vs_ideal_ratio": round(local_s / ideal_s, 3),
