@@ -109,9 +109,11 @@ class LocalApi:
         self.keep_log = False
         # Its own session, so a Ctrl-C reaches the command (which records the flow as crashed through this
         # server) and not the server; it still dies with the command, even a command killed by SIGKILL.
+        # -P: the command's working directory stays off the server's import path (a user's own `flows`
+        # package there would shadow ours).
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "flows.api_server", "--port", str(self.port)],
+                [sys.executable, "-P", "-m", "flows.api_server", "--port", str(self.port)],
                 env={**os.environ, "PREFECT_UI_ENABLED": "0"},
                 stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, preexec_fn=die_with_parent,
             )  # fmt: skip

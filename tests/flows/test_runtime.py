@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import gc
+import urllib.request
+from pathlib import Path
 
-from flows.runtime import collector_paused
+import pytest
+
+from flows.runtime import LocalApi, collector_paused, configure_prefect
 
 
 def test_the_collector_is_off_inside_and_what_was_built_is_frozen_after() -> None:
@@ -39,3 +43,23 @@ def test_the_collector_comes_back_when_the_import_fails() -> None:
         pass
     assert gc.isenabled()
     gc.unfreeze()
+
+
+@pytest.mark.slow
+def test_the_local_api_starts_from_a_folder_with_a_flows_package_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user's project often has a `flows/` folder: it must not shadow ours in the API server."""
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "__init__.py").write_text("raise ImportError('the user project, not surge')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    configure_prefect()  # creates the home
+    api = LocalApi()
+    try:
+        api.wait_ready(120)
+        with urllib.request.urlopen(f"{api.url}/health", timeout=10) as response:
+            assert response.status == 200
+    finally:
+        api.stop()
