@@ -7,9 +7,6 @@ land inside the first batch every worker runs, on the job's clock.
 
 from __future__ import annotations
 
-from flows.runtime import collector_paused
-
-with collector_paused():  # and frozen: the worker's collections during the job skip all of it
-    import flows.run_programs  # noqa: F401  (Prefect and the batch task; configures Prefect first)
-    import sandboxes.backends.bwrap  # noqa: F401
-    import sandboxes.lean.router  # noqa: F401
+import flows.run_programs  # noqa: F401  (Prefect and the batch task; configures Prefect first)
+import sandboxes.backends.bwrap  # noqa: F401
+import sandboxes.lean.router  # noqa: F401

@@ -15,9 +15,9 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from flows.runtime import configure_prefect, prefect_api, task_runner
+from flows.runtime import load_prefect, prefect_api, task_runner
 
-configure_prefect()
+load_prefect()
 
 from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402

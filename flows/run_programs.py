@@ -17,9 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from flows.runtime import configure_prefect, prefect_api, task_runner, wait_for_task_runs
+from flows.runtime import load_prefect, prefect_api, task_runner, wait_for_task_runs
 
-configure_prefect()
+load_prefect()
 
 from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402

@@ -1,11 +1,12 @@
 """How every surge flow runs Prefect: quiet, local, bounded.
 
-Call ``configure_prefect()`` before importing ``prefect`` anywhere (settings are read at import):
+Call ``configure_prefect()`` before importing ``prefect`` anywhere (settings are read at import; a flows
+module calls ``load_prefect()``, which also imports the engine without the cyclic collector):
 PREFECT_HOME stays inside the project's working directory, telemetry is off, and with no
 PREFECT_API_URL set, ``prefect_api()`` starts the app Prefect's ephemeral mode serves as a
-subprocess (no server to start by hand; ~6 s here, overlapped with the command's planning). Tasks
-take batches, never single programs: a task run costs ~6 ms and ~4 KB of events, and the default
-thread pool is unbounded, so ``task_runner()`` caps it. With a Dask scheduler address the batches
+subprocess (flows/api_server.py; no server to start by hand; ~5 s here, overlapped with the command's
+planning). Tasks take batches, never single programs: a task run costs ~6 ms and ~4 KB of events, and
+the default thread pool is unbounded, so ``task_runner()`` caps it. With a Dask scheduler address the batches
 run on that cluster instead (prefect-dask).
 """
 
@@ -72,6 +73,14 @@ def collector_paused() -> Iterator[None]:
         gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+def load_prefect() -> None:
+    """What every flows module calls before it imports Prefect: the settings (``configure_prefect``), then
+    Prefect's flow and task engines, imported once per process without the cyclic collector."""
+    configure_prefect()
+    with collector_paused():
+        import prefect.flows  # noqa: F401  (the flow and task engines, their futures and cache policies)
 
 
 def default_workers() -> int:

@@ -151,13 +151,11 @@ def run_planned(
     cluster, while Prefect's API starts (flows/head_start.py); if the API never comes up, the batches it
     finished are real runs, stored and counted, and the API's failure is ours."""
     from flows.head_start import head_start
-    from flows.runtime import collector_paused
     from pipeline.errors import EngineUnavailable
 
     batch_ids = list(store.plan_batches(plan_id))
     with prompt_batch_threads(), head_start(store.root, batch_ids, unsafe, workers, dask_address) as early:
-        with collector_paused():  # imports Prefect, while the head start already runs
-            from flows.run_programs import run_job
+        from flows.run_programs import run_job  # imports Prefect, while the head start already runs
 
         try:
             return run_job(store.root, plan_id, batches, unsafe, workers, dask_address, name, early)
