@@ -31,9 +31,11 @@ from pipeline.records import RunRequest
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.core import RUNNER_DIR, RUNNER_GRACE_S, PathMap, RunnerCore, SandboxCrash, runner_env
 from sandboxes.languages import WORKDIR
+from sandboxes.spawn_helper import spawn_helper
 from sandboxes.toolchains import find_tool, tool_version
 
 RUNNER_MOUNT = "/opt/surge-runner"
+SPAWN_HELPER_MOUNT = "/opt/surge-spawn"  # sandboxes/spawn_helper.py's build, read-only
 SANDBOX_PYTHON = "/usr/bin/python3"
 INSTALL_HINT = "apt-get install bubblewrap (or make setup)"
 # Reserved uids for programs when we run as root; a flock per uid keeps concurrent sandboxes apart.
@@ -113,11 +115,15 @@ class BwrapLauncher:
     def start_runner(self) -> RunnerProcess:
         uid, lock = reserve_uid() if os.getuid() == 0 else (None, None)
         runner_args = ["--uid", str(uid)] if uid is not None else ["--kill", "all-in-namespace"]
+        helper = spawn_helper(self.cache.root) if uid is not None else None
         if self.bwrap is None:
-            return start_unsafe(uid, lock)
+            return start_unsafe(uid, lock, helper)
+        if helper is not None:
+            runner_args += ["--spawn-helper", SPAWN_HELPER_MOUNT]
         argv = [
             self.bwrap,
             *bwrap_mounts(),
+            *(["--ro-bind", str(helper), SPAWN_HELPER_MOUNT] if helper is not None else []),
             *bwrap_namespaces(as_root=uid is not None),
             "--chdir",
             WORKDIR,
@@ -132,13 +138,14 @@ class BwrapLauncher:
         return RunnerProcess(argv, runner_env(), lock, None, uid)
 
 
-def start_unsafe(uid: int | None, lock: Any | None) -> RunnerProcess:
+def start_unsafe(uid: int | None, lock: Any | None, helper: Path | None) -> RunnerProcess:
     scratch = Path(tempfile.mkdtemp(prefix="surge-unsafe-"))
     os.chmod(scratch, 0o755)
     for name in ("app", "tmp"):
         (scratch / name).mkdir()
     argv = [SANDBOX_PYTHON, "-I", "-S", str(RUNNER_DIR / "runner.py"), "--scratch", str(scratch / "tmp")]
     argv += ["--uid", str(uid)] if uid is not None else ["--kill", "group"]
+    argv += ["--spawn-helper", str(helper)] if helper is not None else []
     env = {**runner_env(), "HOME": str(scratch / "tmp" / "home")}
     return RunnerProcess(argv, env, lock, scratch, uid)
 

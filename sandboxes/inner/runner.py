@@ -47,6 +47,8 @@ How limits are enforced (per run)
 ---------------------------------
 - The child gets its own session (setsid), rlimits CPU (soft = ceil(cpu_s), SIGKILL one second later),
   DATA or AS (memory_mib), FSIZE, CORE = 0 and, when the runner can drop privileges, NPROC.
+  With ``--spawn-helper`` (become.c, built by the host) a small static binary sets them, switches to
+  ``--uid`` and execs the program: a vfork and two execs per start instead of a fork of this process.
 - When the runner is real root (bwrap as root without a user namespace, or Docker) every child runs under
   ``--uid`` (an unprivileged uid reserved for this sandbox): RLIMIT_NPROC then bites (root ignores it),
   /etc/shadow is unreadable, and "kill every process of that uid" kills the whole tree, including
@@ -122,6 +124,12 @@ def parse_options() -> argparse.Namespace:
         "process group only (unsafe mode: detached children can escape)",
     )
     parser.add_argument("--scratch", action="append", default=None, help="dirs cleared between jobs")
+    parser.add_argument(
+        "--spawn-helper",
+        default=None,
+        help="with --uid: a static binary (become.c) that switches to the uid and execs the program, so "
+        "each start is a vfork instead of a fork of this process",
+    )
     options = parser.parse_args()
     if options.uid is not None and os.getuid() != 0:
         options.uid = None  # cannot drop privileges: keep running as ourselves
@@ -132,6 +140,8 @@ def parse_options() -> argparse.Namespace:
     if options.kill == "uid" and options.uid is None:
         options.kill = "group"
     options.scratch = options.scratch or []
+    if options.uid is None or not (options.spawn_helper and os.access(options.spawn_helper, os.X_OK)):
+        options.spawn_helper = None
     return options
 
 
@@ -264,9 +274,56 @@ class Child:
     @classmethod
     def start(cls, executable, argv, env, cwd, limits, options, phase) -> Child:
         memory_rlimit = phase.get("memory_rlimit", DEFAULT_MEMORY_RLIMIT)
+        if options.spawn_helper:
+            return cls.spawn_through_helper(executable, argv, env, cwd, limits, options, memory_rlimit)
         if options.uid is not None and int(limits.get("memory_mib", 1024)) >= FAST_SPAWN_MIN_MEMORY_MIB:
             return cls.spawn_fast(executable, argv, env, cwd, limits, options, memory_rlimit)
         return cls.spawn_forked(executable, argv, env, cwd, limits, options, memory_rlimit)
+
+    @classmethod
+    def spawn_through_helper(cls, executable, argv, env, cwd, limits, options, memory_rlimit) -> Child:
+        """vfork+exec of the spawn helper (become.c), which sets the limits, switches to the sandbox uid
+        and execs the program: ~0.9 ms of CPU per start, where Popen switching user itself forks this
+        process (~2.4 ms). CPU counts from the program's start, since the helper has just begun."""
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        report_r, report_w = os.pipe()  # the helper's errno, if it fails; end of file once the program runs
+        wanted = wanted_limits(limits, memory_rlimit, with_cpu=True, with_processes=True)
+        spec = ",".join(f"{which}:{soft}:{hard}" for which, soft, hard in wanted) or "-"
+        ids = [str(report_w), str(options.uid), str(options.gid)]
+        try:
+            process = subprocess.Popen(
+                [options.spawn_helper, *ids, spec, executable, *argv],
+                executable=options.spawn_helper,
+                stdin=in_r,
+                stdout=out_w,
+                stderr=err_w,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=(report_w,),
+            )
+        except OSError:
+            for fd in (in_w, out_r, err_r, report_r):
+                os.close(fd)
+            raise
+        finally:
+            for fd in (in_r, out_w, err_w, report_w):
+                os.close(fd)
+        process.returncode = 0  # we reap it ourselves with wait4; keep Popen from ever waiting on it
+        try:
+            report = read_all(report_r)
+        finally:
+            os.close(report_r)
+        if report:  # it never became the program: reap it, and fail as Popen would
+            wait(process.pid)
+            for fd in (in_w, out_r, err_r):
+                os.close(fd)
+            number = int(report) if report.isdigit() else errno.EIO
+            raise OSError(number, os.strerror(number))
+        return cls(process.pid, in_w, out_r, err_r)
 
     @classmethod
     def spawn_fast(cls, executable, argv, env, cwd, limits, options, memory_rlimit) -> Child:
@@ -511,15 +568,16 @@ def judge(argv: list, outcome: dict, limits: dict) -> dict:
     signal_number = os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else None
     signal_name = signal_label(signal_number)
     cpu = usage.ru_utime + usage.ru_stime
+    cpu_limit = float(limits.get("cpu_s", 10))
     stderr_text = outcome["stderr"].decode("utf-8", errors="replace")
     max_rss_kib = int(usage.ru_maxrss)
     memory_kib = int(limits.get("memory_mib", 1024)) * 1024
     killed_for = outcome["killed_for"]
     if killed_for:
         status, detail = killed_for, describe_kill(killed_for, limits)
-    elif signal_number in (signal.SIGXCPU,) or (
-        signal_number == signal.SIGKILL and cpu >= float(limits.get("cpu_s", 10))
-    ):
+    elif signal_number == signal.SIGXCPU or ((exit_code or signal_number) and cpu >= cpu_limit):
+        # The CPU budget is the tree's (the poll above counts waited-for children): a compiler driver or
+        # a shell whose child RLIMIT_CPU killed fails in its own way (g++: "internal compiler error").
         status, detail = "cpu_time_limit", describe_kill("cpu_time_limit", limits)
     elif signal_number == signal.SIGXFSZ:
         status, detail = "output_limit", f"a file grew past {limits.get('file_size_bytes')} bytes"

@@ -1,0 +1,67 @@
+"""The runner's spawn helper (sandboxes/inner/become.c), built from source once per C compiler.
+
+A runner that runs programs under a sandbox uid hands each start to this helper (``runner.py
+--spawn-helper``): a vfork and two execs instead of the fork CPython makes when Popen switches user,
+~1.5 ms less CPU per program. It is built with the host's C compiler into the compile cache's folder,
+named by the hash of its source and the compiler's version, so an edit or a new compiler builds it again.
+Without a compiler, or where it does not build, this answers None and runners spawn as before: slower,
+never less isolated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+from sandboxes.core import RUNNER_DIR
+from sandboxes.toolchains import find_tool, tool_version
+
+SOURCE = RUNNER_DIR / "become.c"
+COMPILER = "gcc"
+# Static first: the helper then runs in any sandbox of this architecture, whatever its C library.
+BUILD_FLAGS = (("-Os", "-static"), ("-Os",))
+BUILD_TIMEOUT_S = 60
+
+_lock = threading.Lock()
+_built: dict[Path, Path | None] = {}
+
+
+def spawn_helper(cache_root: Path) -> Path | None:
+    """The helper's path under ``cache_root`` (built now if missing), or None when it cannot be built."""
+    folder = (cache_root / "spawn-helper").resolve()
+    with _lock:
+        if folder not in _built:
+            _built[folder] = build(folder)
+        return _built[folder]
+
+
+def build(folder: Path) -> Path | None:
+    compiler = find_tool(COMPILER)
+    if compiler is None:
+        return None
+    source = SOURCE.read_bytes()
+    identity = hashlib.sha256(source + (tool_version(COMPILER) or "").encode()).hexdigest()[:16]
+    target = folder / f"become-{identity}"
+    if target.is_file():
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    for flags in BUILD_FLAGS:
+        with tempfile.TemporaryDirectory(dir=folder) as scratch:
+            built = Path(scratch) / "become"
+            try:
+                done = subprocess.run(
+                    [compiler, *flags, "-o", str(built), str(SOURCE)],
+                    capture_output=True,
+                    timeout=BUILD_TIMEOUT_S,
+                )
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+            if done.returncode == 0:
+                os.chmod(built, 0o755)
+                os.replace(built, target)  # atomic: a concurrent builder's copy is the same bytes
+                return target
+    return None

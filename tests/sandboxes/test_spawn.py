@@ -1,0 +1,99 @@
+"""How the runner starts programs under the sandbox uid: through the spawn helper (become.c) when it built,
+else by Popen switching user. Both give the same user, groups and limits; the helper also clamps the
+hard limits where root lacks CAP_SYS_RESOURCE (prlimit on another uid's process is refused there)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.records import Program
+from sandboxes.spawn_helper import build
+from tests.conftest import require_tool
+from tests.sandboxes.conftest import SMALL_LIMITS, run_one
+
+REPORT = """
+import json, os, resource
+names = ["RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NPROC", "RLIMIT_CORE"]
+limits = {name: resource.getrlimit(getattr(resource, name)) for name in names}
+try:
+    resource.setrlimit(resource.RLIMIT_DATA, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    raised = True
+except (ValueError, OSError):
+    raised = False
+print(json.dumps({"ids": [os.getuid(), os.geteuid(), os.getgid(), os.getgroups()], "limits": limits,
+                  "raised": raised}))
+"""
+
+
+@pytest.fixture(params=["helper", "popen"])
+def spawning(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Any]:
+    """A bwrap backend whose runners start programs one way or the other."""
+    require_tool("bwrap", "gcc")
+    if os.getuid() != 0:
+        pytest.skip("needs root: only a root runner switches programs to a sandbox uid")
+    from sandboxes.backends import bwrap
+
+    if request.param == "popen":
+        monkeypatch.setattr(bwrap, "spawn_helper", lambda cache_root: None)
+    with bwrap.BwrapBackend(cache_dir=tmp_path) as backend:
+        yield backend
+
+
+def test_programs_run_as_the_sandbox_user_with_their_limits(spawning: Any) -> None:
+    result = run_one(spawning, Program.single("python", REPORT))
+    seen = json.loads(result.run.stdout)
+    uid = next(iter(spawning.launcher.sandbox_uids))
+    assert seen["ids"] == [uid, uid, uid, []]
+    limits = SMALL_LIMITS.run
+    assert seen["limits"]["RLIMIT_NPROC"][0] == limits.processes
+    assert seen["limits"]["RLIMIT_DATA"][0] == limits.memory_mib << 20
+    assert seen["limits"]["RLIMIT_FSIZE"][0] == limits.file_size_bytes
+    assert seen["limits"]["RLIMIT_CORE"][0] == 0
+
+
+def test_through_the_helper_a_program_cannot_raise_its_limits_back(tmp_path: Path) -> None:
+    require_tool("bwrap", "gcc")
+    if os.getuid() != 0:
+        pytest.skip("needs root: only a root runner switches programs to a sandbox uid")
+    from sandboxes.backends.bwrap import BwrapBackend
+
+    with BwrapBackend(cache_dir=tmp_path) as backend:
+        seen = json.loads(run_one(backend, Program.single("python", REPORT)).run.stdout)
+    assert (tmp_path / "spawn-helper").is_dir(), "the helper was not built"
+    for name in ("RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NPROC"):
+        soft, hard = seen["limits"][name]
+        assert soft == hard, (name, seen["limits"][name])
+    assert seen["limits"]["RLIMIT_CPU"] == [SMALL_LIMITS.run.cpu_s, SMALL_LIMITS.run.cpu_s + 1]
+    assert seen["raised"] is False
+
+
+def test_a_file_the_kernel_cannot_execute_is_exec_failed_either_way(spawning: Any) -> None:
+    runner = spawning.launcher.acquire()
+    try:
+        job = {
+            "id": "not-a-binary",
+            "files": [{"path": "main", "text": "neither ELF nor script\n", "mode": 0o755}],
+            "phases": [{"name": "run", "argv": ["./main"], "env": {"PATH": "/usr/bin:/bin"}}],
+        }
+        run = runner.call(job, timeout_s=30)["phases"][0]["runs"][0]
+    finally:
+        spawning.launcher.release(runner, broken=False)
+    assert run["status"] == "exec_failed"
+    assert "Exec format error" in run["detail"]
+
+
+def test_the_helper_is_built_once_per_source_and_compiler(tmp_path: Path) -> None:
+    require_tool("gcc")
+    first = build(tmp_path)
+    assert first is not None and os.access(first, os.X_OK)
+    stamp = first.stat().st_mtime_ns
+    assert build(tmp_path) == first
+    assert first.stat().st_mtime_ns == stamp
