@@ -3,8 +3,9 @@
 The API server takes seconds to come up (its imports alone are ~5 CPU-s on a 2-core machine), and until
 then no task can start: a job would leave every core idle for that long. So ``HeadStart`` runs the plan's
 batches in plan order, one per thread, with the same engine-free code a task calls
-(``pipeline.batches.execute_batch``), until the API answers. Then it stops taking batches and the flow
-starts. Every batch is still exactly one Prefect task run with its real outcome, and none runs twice:
+(``pipeline.batches.execute_batch``), until the flow's body begins (``stop_head_starts``): the API has
+answered and the flow run exists, which took ~1 s of the API's first requests after its health check.
+Every batch is still exactly one Prefect task run with its real outcome, and none runs twice:
 
 - Here (``HeadStart``): ``workers`` threads run the batches. Each task first claims its batch (``claim``):
   a batch the head start finished hands its counts (or its failure) to the task, one still running is
@@ -35,6 +36,16 @@ from pipeline.batches import BatchCounts, execute_batch
 _claims: dict[str, Future[BatchCounts]] = {}
 _flow_claims: dict[str, Future[BatchCounts]] = {}
 _claims_lock = threading.Lock()
+_active: list[HeadStart] = []  # this process's head starts, until closed
+
+
+def stop_head_starts() -> None:
+    """What the flow calls as its body begins: no head start takes another batch; from here on the
+    flow's tasks run every batch or claim it."""
+    with _claims_lock:
+        running = list(_active)
+    for started in running:
+        started.stop()
 
 
 def claim(batch_id: str) -> Future[BatchCounts] | None:
@@ -68,6 +79,8 @@ class HeadStart:
         self.stopped = False
         self.started: list[str] = []
         self.threads = [threading.Thread(target=self.work, name=f"head-start-{n}") for n in range(workers)]
+        with _claims_lock:
+            _active.append(self)
         for thread in self.threads:
             thread.start()
 
@@ -116,6 +129,9 @@ class HeadStart:
         self.stop()
         for thread in self.threads:
             thread.join()
+        with _claims_lock:
+            if self in _active:
+                _active.remove(self)
 
     def forget(self) -> None:
         """Drop the outcomes nobody claimed (a job that ended early)."""

@@ -25,7 +25,7 @@ from prefect import flow, task  # noqa: E402  (settings must be in the environme
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.futures import as_completed  # noqa: E402
 
-from flows.head_start import HeadStart, as_they_end, claim, claim_taken_by_cluster  # noqa: E402
+from flows.head_start import as_they_end, claim, claim_taken_by_cluster, stop_head_starts  # noqa: E402
 from flows.progress import Progress  # noqa: E402
 from pipeline.batches import BatchCounts, BatchFailed  # noqa: E402
 from pipeline.batches import execute_batch as execute_planned_batch  # noqa: E402
@@ -86,6 +86,7 @@ def failure_of(error: BaseException) -> tuple[str, str]:
 
 @flow(name="surge-run", log_prints=False)
 def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") -> dict[str, Any]:
+    stop_head_starts()  # before any claim: a batch is the head start's or its task's, never both
     store = Store(Path(store_root))
     batch_sizes = store.plan_batches(plan_id)
     on_cluster = claim_taken_by_cluster(list(batch_sizes))
@@ -133,18 +134,15 @@ def run_job(
     workers: int,
     dask_address: str | None = None,
     name: str = "surge-run",
-    early: HeadStart | None = None,
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """Run a plan; returns (counts, failures as (reason, fix)). Never raises for a failed batch.
 
-    ``early``: the head start running batches until Prefect's API answers; its batches are claimed by
-    their tasks."""
+    A head start (flows/head_start.py) may be running the plan's batches meanwhile: the flow stops it as
+    its body begins, and its batches are claimed by their tasks."""
     runner = task_runner(workers, dask_address)
     job = run_plan.with_options(name=name, task_runner=runner)
     # Failures reach the user as one line each, from the CLI, not as tracebacks.
     with prefect_api(), quiet_engine_logs():
-        if early is not None:
-            early.stop()
         state = job(str(store_root), plan_id, unsafe, label=name.removeprefix("surge-"), return_state=True)
         wait_for_task_runs(state.state_details.flow_run_id, batches)
     if state.is_completed():

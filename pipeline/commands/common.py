@@ -158,7 +158,7 @@ def run_planned(
         from flows.run_programs import run_job  # imports Prefect, while the head start already runs
 
         try:
-            return run_job(store.root, plan_id, batches, unsafe, workers, dask_address, name, early)
+            return run_job(store.root, plan_id, batches, unsafe, workers, dask_address, name)
         except EngineUnavailable as error:
             if early is None:
                 raise  # nothing ran: refused before any work
