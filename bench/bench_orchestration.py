@@ -2,23 +2,24 @@
 cluster of two workers, against the ideal (the programs' bare compile + run time / cores), and the bytes
 Prefect's API receives per program for small and for large programs.
 
-Figures:
+Figures (the job runs REPEATS rounds of: bare sample, local run, Dask run, bare sample; a ratio is the
+median round's, with the smallest and largest beside it: this machine's speed drifts by up to 10% within
+minutes, the same loop took 98 to 123 ms per program within one hour):
   orchestration_programs                 programs in the job (distinct C programs, ~0.1 s compile + run each)
+  orchestration_rounds                   rounds measured
   orchestration_bare_sum_s               their bare compile + run time, summed (measured on every
                                          BARE_SAMPLE_EVERY-th program, scaled: the programs are alike;
-                                         two samples, just before and just after the timed run, averaged:
-                                         this machine's speed drifts over minutes, the same loop took
-                                         98 to 123 ms per program within one hour)
-  orchestration_bare_drift_ratio         the second bare sample over the first: how far this machine's speed
-                                         moved during the measurement (the ratios above carry that noise)
+                                         two samples, at the start and at the end of the round, averaged)
+  orchestration_bare_drift_ratio         the round's second bare sample over its first: how far this
+                                         machine's speed moved during the round (the ratios carry that noise)
   orchestration_ideal_s                  bare sum / cores
   orchestration_surge_run_s              `surge run` end to end, a fresh process, Prefect's start-up included
-  orchestration_run_vs_ideal_ratio       the two (goal: at most 1.15)
+  orchestration_run_vs_ideal_ratio       the two (goal: at most 1.15); _min and _max over the rounds
   orchestration_fixed_s                  `surge run` of one program: interpreter, Prefect's ephemeral server
                                          start and stop, one flow run (what every command pays once)
   orchestration_run_minus_fixed_vs_ideal_ratio   the job without that fixed cost, vs the ideal
   orchestration_dask_run_s               the same job with --dask-address on a 2-worker local cluster
-  orchestration_dask_vs_local_ratio      (goal: at most 1.1)
+  orchestration_dask_vs_local_ratio      (goal: at most 1.1); _min and _max over the rounds
   dask_idle_cluster_cpu_share_defaults   CPU of the idle cluster (scheduler, 2 workers, their nannies), in
                                          cores, at Dask's defaults; over IDLE_SAMPLE_S seconds
   dask_idle_cluster_cpu_share_tuned      the same as deployed (dockerfiles/dask/surge.yaml, --no-nanny):
@@ -27,6 +28,7 @@ Figures:
   prefect_api_bytes_per_program_large    the same with 1 MiB programs (goal: equal, at most 1,024)
   prefect_api_bytes_large_vs_small_ratio (goal: 1.0)
 
+Every run starts with a cold compile cache of its own: the same work as the bare loop.
 Prefect's home is kept in the repository (.surge/bench-prefect) and warmed by one small untimed run: the
 timed runs pay the server's start, as every command does, not the one-time creation of its database.
 """
@@ -52,6 +54,7 @@ from bench_sandbox import bare_loop_seconds  # noqa: E402
 from pipeline.records import ExecutionSetting, Program  # noqa: E402
 
 PROGRAMS = 1000
+REPEATS = 3
 BARE_SAMPLE_EVERY = 10
 BYTES_PROGRAMS = 64
 LARGE_PROGRAM_BYTES = 1 << 20
@@ -82,20 +85,20 @@ def write_jsonl(path: Path, programs: list[Program]) -> Path:
     return path
 
 
-def surge_env(scratch: Path) -> dict[str, str]:
+def surge_env(compile_cache: Path) -> dict[str, str]:
     return {
         **os.environ,
         "PYTHONPATH": str(REPO),
         "PREFECT_HOME": str(PREFECT_HOME),
-        "SURGE_COMPILE_CACHE": str(scratch / "compile-cache"),  # cold: the same work as the bare loop
+        "SURGE_COMPILE_CACHE": str(compile_cache),
     }
 
 
-def surge_run(programs: Path, store: Path, scratch: Path, *extra: str) -> float:
+def surge_run(programs: Path, store: Path, compile_cache: Path, *extra: str) -> float:
     command = [sys.executable, "-m", "pipeline.cli", "run", str(programs), "--store", str(store), "--json"]
     started = time.perf_counter()
     done = subprocess.run(
-        [*command, *extra], capture_output=True, text=True, env=surge_env(scratch), cwd=REPO
+        [*command, *extra], capture_output=True, text=True, env=surge_env(compile_cache), cwd=REPO
     )
     elapsed_s = time.perf_counter() - started
     summary = json.loads(done.stdout)
@@ -107,14 +110,16 @@ def surge_run(programs: Path, store: Path, scratch: Path, *extra: str) -> float:
 
 
 def start_cluster(scratch: Path, tuned: bool = True) -> tuple[str, list[subprocess.Popen]]:
-    """A scheduler and two single-thread workers; ``tuned``: with the settings docs/scale-out.md deploys
-    (dockerfiles/dask/surge.yaml, no nannies), else Dask's defaults."""
+    """A scheduler and two single-thread workers, their compile cache cold in ``scratch``; ``tuned``: with
+    the settings docs/scale-out.md deploys (dockerfiles/dask/surge.yaml, no nannies), else Dask's
+    defaults."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     address = f"tcp://127.0.0.1:{port}"
-    env = {**surge_env(scratch), "PYTHONPATH": str(REPO)}
+    env = surge_env(scratch / f"cluster-{port}-compile-cache")
     scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+    scheduler += ["--preload", "flows.dask_preload"]  # it unpickles the graphs (docs/scale-out.md)
     worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
     worker += ["--preload", "flows.dask_preload"]
     if tuned:
@@ -212,7 +217,7 @@ def api_bytes(programs: list[Program], scratch: Path, name: str) -> float:
         [sys.executable, "-c", COUNTER, *argv],
         capture_output=True,
         text=True,
-        env=surge_env(scratch),
+        env=surge_env(scratch / f"{name}-compile-cache"),
         cwd=REPO,
     )
     report = json.loads(done.stderr.strip().splitlines()[-1])
@@ -220,47 +225,75 @@ def api_bytes(programs: list[Program], scratch: Path, name: str) -> float:
     return report["bytes"] / len(programs)
 
 
+def measure_round(job: list[tuple[Program, ExecutionSetting]], programs: Path, scratch: Path) -> dict:
+    """One round: bare sample, `surge run` here, the same on a fresh 2-worker Dask cluster, bare sample."""
+    scratch.mkdir()
+    before = bare_sum_seconds(job[::BARE_SAMPLE_EVERY], len(job), scratch / "bare-before")
+    local_s = surge_run(programs, scratch / "local-store", scratch / "local-compile-cache")
+    address, cluster = start_cluster(scratch)
+    try:
+        dask_s = surge_run(
+            programs, scratch / "dask-store", scratch / "dask-compile-cache", "--dask-address", address
+        )
+    finally:
+        stop_cluster(cluster)
+    after = bare_sum_seconds(
+        job[BARE_SAMPLE_EVERY // 2 :: BARE_SAMPLE_EVERY], len(job), scratch / "bare-after"
+    )
+    ideal_s = (before + after) / 2 / (os.cpu_count() or 1)
+    return {
+        "bare_sum_s": (before + after) / 2,
+        "drift": after / before,
+        "ideal_s": ideal_s,
+        "local_s": local_s,
+        "dask_s": dask_s,
+        "run_ratio": local_s / ideal_s,
+        "dask_ratio": dask_s / local_s,
+    }
+
+
+def median_round(rounds: list[dict], key: str) -> dict:
+    return sorted(rounds, key=lambda measured: measured[key])[len(rounds) // 2]
+
+
 def run() -> dict[str, float]:
-    cores = os.cpu_count() or 1
     PREFECT_HOME.mkdir(parents=True, exist_ok=True)
     job = corpus()
     with tempfile.TemporaryDirectory() as temporary:
         scratch = Path(temporary)
         programs = write_jsonl(scratch / "programs.jsonl", [program for program, _ in job])
         warm = write_jsonl(scratch / "warm.jsonl", [Program.single("python", "print('warm')")])
-        surge_run(warm, scratch / "warm-store", scratch)  # Prefect's database exists before timing
-        fixed_s = surge_run(warm, scratch / "fixed-store", scratch)  # one program: the fixed cost
-        before = bare_sum_seconds(job[::BARE_SAMPLE_EVERY], len(job), scratch / "bare-before")
-        local_s = surge_run(programs, scratch / "local-store", scratch)
-        after = bare_sum_seconds(
-            job[BARE_SAMPLE_EVERY // 2 :: BARE_SAMPLE_EVERY], len(job), scratch / "bare-after"
-        )
-        bare_sum_s = (before + after) / 2
+        # Prefect's database exists before timing
+        surge_run(warm, scratch / "warm-store", scratch / "warm-compile-cache")
+        fixed_s = surge_run(warm, scratch / "fixed-store", scratch / "fixed-compile-cache")
         idle_default = idle_cluster_cpu_share(scratch, tuned=False)
         idle_tuned = idle_cluster_cpu_share(scratch, tuned=True)
-        address, cluster = start_cluster(scratch)
-        try:
-            (scratch / "compile-cache").rename(scratch / "compile-cache-local")  # cold again
-            dask_s = surge_run(programs, scratch / "dask-store", scratch, "--dask-address", address)
-        finally:
-            stop_cluster(cluster)
+        rounds = [measure_round(job, programs, scratch / f"round-{n}") for n in range(REPEATS)]
         tiny = [Program.single("python", f"print({n})") for n in range(BYTES_PROGRAMS)]
         padding = "#" * LARGE_PROGRAM_BYTES
         large = [Program.single("python", f"print({n})\n{padding}") for n in range(BYTES_PROGRAMS)]
         small_bytes = api_bytes(tiny, scratch, "small")
         large_bytes = api_bytes(large, scratch, "large")
-    ideal_s = bare_sum_s / cores
+    local = median_round(rounds, "run_ratio")
+    dask = median_round(rounds, "dask_ratio")
     return {
         "orchestration_programs": float(len(job)),
-        "orchestration_bare_sum_s": round(bare_sum_s, 3),
-        "orchestration_bare_drift_ratio": round(after / before, 3),
-        "orchestration_ideal_s": round(ideal_s, 3),
-        "orchestration_surge_run_s": round(local_s, 3),
-        "orchestration_run_vs_ideal_ratio": round(local_s / ideal_s, 3),
+        "orchestration_rounds": float(len(rounds)),
+        "orchestration_bare_sum_s": round(local["bare_sum_s"], 3),
+        "orchestration_bare_drift_ratio": round(local["drift"], 3),
+        "orchestration_ideal_s": round(local["ideal_s"], 3),
+        "orchestration_surge_run_s": round(local["local_s"], 3),
+        "orchestration_run_vs_ideal_ratio": round(local["run_ratio"], 3),
+        "orchestration_run_vs_ideal_ratio_min": round(min(r["run_ratio"] for r in rounds), 3),
+        "orchestration_run_vs_ideal_ratio_max": round(max(r["run_ratio"] for r in rounds), 3),
         "orchestration_fixed_s": round(fixed_s, 3),
-        "orchestration_run_minus_fixed_vs_ideal_ratio": round((local_s - fixed_s) / ideal_s, 3),
-        "orchestration_dask_run_s": round(dask_s, 3),
-        "orchestration_dask_vs_local_ratio": round(dask_s / local_s, 3),
+        "orchestration_run_minus_fixed_vs_ideal_ratio": round(
+            (local["local_s"] - fixed_s) / local["ideal_s"], 3
+        ),
+        "orchestration_dask_run_s": round(dask["dask_s"], 3),
+        "orchestration_dask_vs_local_ratio": round(dask["dask_ratio"], 3),
+        "orchestration_dask_vs_local_ratio_min": round(min(r["dask_ratio"] for r in rounds), 3),
+        "orchestration_dask_vs_local_ratio_max": round(max(r["dask_ratio"] for r in rounds), 3),
         "dask_idle_cluster_cpu_share_defaults": round(idle_default, 4),
         "dask_idle_cluster_cpu_share_tuned": round(idle_tuned, 4),
         "prefect_api_bytes_per_program_small": round(small_bytes, 1),

@@ -1,8 +1,12 @@
-"""A Dask worker preload: `dask worker ADDRESS --preload flows.dask_preload`.
+"""A Dask preload for the scheduler and every worker: `dask scheduler --preload flows.dask_preload`,
+`dask worker ADDRESS --preload flows.dask_preload`.
 
 A worker imports what a batch needs when it starts (Prefect's task engine, the store, the local
 sandbox, the Lean router), not during its first task: those imports are ~3 CPU-s that would otherwise
-land inside the first batch every worker runs, on the job's clock.
+land inside the first batch every worker runs, on the job's clock. The scheduler unpickles every task
+graph it is sent (``Scheduler.update_graph``), and a surge graph holds Prefect's task engine and our
+batch task: without the preload its first job paid ~4 CPU-s of those imports on the cluster's cores
+(py-spy on the scheduler), and a scheduler that cannot import them fails the job.
 """
 
 from __future__ import annotations

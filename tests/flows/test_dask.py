@@ -46,7 +46,7 @@ def dask_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logs = [open(scratch / f"{name}.log", "wb") for name in ("scheduler", "w1", "w2")]  # noqa: SIM115
     port = address.rsplit(":", 1)[1]
     scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
-    scheduler += ["--port", port]
+    scheduler += ["--port", port, "--preload", "flows.dask_preload"]  # as docs/scale-out.md deploys it
     processes = [
         subprocess.Popen(
             [*scheduler, "--no-dashboard"], env=env, cwd=scratch, stdout=logs[0], stderr=subprocess.STDOUT
