@@ -293,16 +293,12 @@ class Child:
         spec = ",".join(f"{which}:{soft}:{hard}" for which, soft, hard in wanted) or "-"
         ids = [str(report_w), str(options.uid), str(options.gid)]
         try:
-            process = subprocess.Popen(
+            process = popen_detached(
                 [options.spawn_helper, *ids, spec, executable, *argv],
-                executable=options.spawn_helper,
-                stdin=in_r,
-                stdout=out_w,
-                stderr=err_w,
-                cwd=cwd,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
+                options.spawn_helper,
+                (in_r, out_w, err_w),
+                cwd,
+                env,
                 pass_fds=(report_w,),
             )
         except OSError:
@@ -312,7 +308,6 @@ class Child:
         finally:
             for fd in (in_r, out_w, err_w, report_w):
                 os.close(fd)
-        process.returncode = 0  # we reap it ourselves with wait4; keep Popen from ever waiting on it
         try:
             report = read_all(report_r)
         finally:
@@ -338,25 +333,20 @@ class Child:
         err_r, err_w = os.pipe()
         saved = apply_limits(limits, memory_rlimit, with_cpu=False, with_processes=True, soft_only=True)
         try:
-            process = subprocess.Popen(
+            process = popen_detached(
                 argv,
-                executable=executable,
-                stdin=in_r,
-                stdout=out_w,
-                stderr=err_w,
-                cwd=cwd,
-                env=env,
-                start_new_session=True,
+                executable,
+                (in_r, out_w, err_w),
+                cwd,
+                env,
                 user=options.uid,
                 group=options.gid,
                 extra_groups=[],
-                close_fds=True,
             )
         finally:
             restore_limits(saved)
             for fd in (in_r, out_w, err_w):
                 os.close(fd)
-        process.returncode = 0  # we reap it ourselves with wait4; keep Popen from ever waiting on it
         # Clamp the hard limits too (so the program cannot raise its soft ones back), and add CPU.
         try:
             for which, value, hard in wanted_limits(
@@ -497,6 +487,26 @@ class Child:
     def close(self) -> None:
         for name in list(self.fds):
             self.close_fd(name)
+
+
+def popen_detached(argv, executable, stdio, cwd, env, **extra) -> subprocess.Popen:
+    """The program (or the spawn helper) in a session of its own, with only ``stdio`` and ``extra``'s
+    pass_fds open; reaped by us with wait4, never by Popen."""
+    stdin, stdout, stderr = stdio
+    process = subprocess.Popen(
+        argv,
+        executable=executable,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+        close_fds=True,
+        **extra,
+    )
+    process.returncode = 0  # keeps Popen from ever waiting on it
+    return process
 
 
 def prepare_child(cwd: str, limits: dict, options: argparse.Namespace, memory_rlimit: str) -> None:
