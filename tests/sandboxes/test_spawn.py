@@ -97,3 +97,15 @@ def test_the_helper_is_built_once_per_source_and_compiler(tmp_path: Path) -> Non
     stamp = first.stat().st_mtime_ns
     assert build(tmp_path) == first
     assert first.stat().st_mtime_ns == stamp
+
+
+def test_a_past_peak_of_the_runner_is_not_a_later_programs_memory(spawning: Any) -> None:
+    """The runner's current size still floors ``max_rss_kib`` (docs/sandboxes.md), its earlier peak not."""
+    from tests.sandboxes.conftest import request
+
+    empty_c = Program.single("c", "int main(void) { return 0; }")
+    large_stdin = Program.single("python", "import sys; print(len(sys.stdin.read()))", stdin="x" * (20 << 20))
+    limits = SMALL_LIMITS.model_copy(update={"run": SMALL_LIMITS.run.model_copy(update={"wall_s": 20.0})})
+    results = list(spawning.run_batch([request(large_stdin, limits=limits), request(empty_c)]))
+    assert results[0].run.stdout.strip() == str(20 << 20)
+    assert results[1].run.max_rss_kib < results[0].run.max_rss_kib
