@@ -10,11 +10,11 @@ never less isolated.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import subprocess
 import tempfile
-import threading
 from pathlib import Path
 
 from sandboxes.core import RUNNER_DIR
@@ -26,17 +26,12 @@ COMPILER = "gcc"
 BUILD_FLAGS = (("-Os", "-static"), ("-Os",))
 BUILD_TIMEOUT_S = 60
 
-_lock = threading.Lock()
-_built: dict[Path, Path | None] = {}
 
-
+@functools.cache
 def spawn_helper(cache_root: Path) -> Path | None:
-    """The helper's path under ``cache_root`` (built now if missing), or None when it cannot be built."""
-    folder = (cache_root / "spawn-helper").resolve()
-    with _lock:
-        if folder not in _built:
-            _built[folder] = build(folder)
-        return _built[folder]
+    """The helper's path under ``cache_root`` (built now if missing), or None when it cannot be built.
+    Once per process and folder; two threads that race both build the same bytes, harmlessly."""
+    return build((cache_root / "spawn-helper").resolve())
 
 
 def build(folder: Path) -> Path | None:

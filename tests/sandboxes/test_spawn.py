@@ -31,14 +31,18 @@ print(json.dumps({"ids": [os.getuid(), os.geteuid(), os.getgid(), os.getgroups()
 """
 
 
+def require_sandbox_uid() -> None:
+    require_tool("bwrap", "gcc")
+    if os.getuid() != 0:
+        pytest.skip("needs root: only a root runner switches programs to a sandbox uid")
+
+
 @pytest.fixture(params=["helper", "popen"])
 def spawning(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Any]:
     """A bwrap backend whose runners start programs one way or the other."""
-    require_tool("bwrap", "gcc")
-    if os.getuid() != 0:
-        pytest.skip("needs root: only a root runner switches programs to a sandbox uid")
+    require_sandbox_uid()
     from sandboxes.backends import bwrap
 
     if request.param == "popen":
@@ -60,9 +64,7 @@ def test_programs_run_as_the_sandbox_user_with_their_limits(spawning: Any) -> No
 
 
 def test_through_the_helper_a_program_cannot_raise_its_limits_back(tmp_path: Path) -> None:
-    require_tool("bwrap", "gcc")
-    if os.getuid() != 0:
-        pytest.skip("needs root: only a root runner switches programs to a sandbox uid")
+    require_sandbox_uid()
     from sandboxes.backends.bwrap import BwrapBackend
 
     with BwrapBackend(cache_dir=tmp_path) as backend:
