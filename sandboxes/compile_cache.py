@@ -65,16 +65,23 @@ class CompileCache:
 
 
 class RunMemo:
-    """Run results of identical binaries, shared across settings within one backend."""
+    """Run results of identical binaries, shared across settings within one backend; it also knows
+    which sources its binaries came from (a source it has not seen compiles and runs in one job)."""
 
     def __init__(self) -> None:
         self._runs: dict[str, list[dict[str, Any]]] = {}
+        self._sources: set[str] = set()
         self._lock = threading.Lock()
 
     def get(self, key: str) -> list[dict[str, Any]] | None:
         with self._lock:
             return self._runs.get(key)
 
-    def put(self, key: str, runs: list[dict[str, Any]]) -> None:
+    def put(self, key: str, runs: list[dict[str, Any]], source: str) -> None:
         with self._lock:
             self._runs.setdefault(key, runs)
+            self._sources.add(source)
+
+    def has_source(self, source: str) -> bool:
+        with self._lock:
+            return source in self._sources

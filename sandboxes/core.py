@@ -10,7 +10,9 @@ Everything else is here:
 - interpreted programs and run instructions are one job of `repeats` runs;
 - compiled programs go through the compile cache (sandboxes/compile_cache.py: key = backend, files,
   compiler version, the final argv and environment), then the run memo: identical binaries from
-  different settings run once per place;
+  different settings run once per place. A source no other request shares compiles and runs in one job
+  (sandboxes/jobs.py: how requests become jobs);
+- with one worker, the next job is written while one runs (`InOrder`), where the runner allows it;
 - the runner's raw statuses become verdicts (`STATUS_VERDICTS`, `compile_verdict`), and the phases a
   RunResult with provenance. The label is not composed here: `RunResult.label` derives it afterwards.
 
@@ -21,7 +23,7 @@ backend never raises for a program's behaviour (sandboxes/backends/base.py).
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,12 +32,26 @@ from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar
 
 from pipeline.records import PhaseResult, Provenance, RunRequest, RunResult, Verdict
-from sandboxes.compile_cache import CompileCache, RunMemo, cache_key
+from sandboxes.compile_cache import CompileCache, RunMemo
+from sandboxes.jobs import (
+    Call,
+    CompileStep,
+    Phases,
+    compile_verdict,
+    failed,
+    memo_key,
+    remember_runs,
+    run_call,
+    run_phase,
+    run_verdict,
+    source_key,
+    sources_used_once,
+    to_phase,
+)
 from sandboxes.languages import WORKDIR, LanguageSpec, spec_for
-from sandboxes.profiles import SANDBOX_HOME, SANDBOX_PATH, sandbox_env
+from sandboxes.profiles import SANDBOX_HOME, SANDBOX_PATH
 
 RUNNER_DIR = Path(__file__).resolve().parent / "inner"  # runner.py: what every backend starts
-RUNNER_GRACE_S = 30.0  # on top of the phases' own wall limits before the runner itself is presumed hung
 
 
 class SandboxCrash(Exception):
@@ -76,11 +92,24 @@ class PathMap:
 
 
 class Runner(Protocol):
-    """A started in-sandbox runner: one job in, its result out (SandboxCrash when it cannot answer)."""
+    """A started in-sandbox runner: jobs in, their results out in order (SandboxCrash when it cannot
+    answer). ``call`` is ``send`` then ``receive``."""
 
     paths: PathMap
+    # May the next job be written while one runs? Only where nothing a program does reaches the next
+    # job (bwrap: a reset workspace, the sandbox uid's processes killed after every phase). A Docker
+    # container may be contaminated by a program and is then replaced before the next one: no.
+    queue_ahead: bool
 
     def call(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]: ...
+
+    def send(self, line: bytes) -> None:
+        """Write one encoded job (``encode_job``)."""
+        ...
+
+    def receive(self, timeout_s: float) -> dict[str, Any]:
+        """The next result, in the order the jobs were sent."""
+        ...
 
     def close(self) -> None: ...
 
@@ -135,12 +164,12 @@ class RunnerCore(Generic[L]):
         self.closed = False
 
     def run_batch(self, requests: Sequence[RunRequest]) -> Iterator[RunResult]:
+        alone = sources_used_once(requests)
         if self.workers == 1 or len(requests) <= 1:
-            for request in requests:
-                yield self.run_one(request)
+            yield from InOrder(self, alone).run(requests)
             return
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            yield from pool.map(self.run_one, requests)
+            yield from pool.map(lambda request: self.run_one(request, alone), requests)
 
     def close(self) -> None:
         if not self.closed:
@@ -157,83 +186,134 @@ class RunnerCore(Generic[L]):
 
     # -- one request ---------------------------------------------------------------------------
 
-    def run_one(self, request: RunRequest) -> RunResult:
+    def run_one(self, request: RunRequest, alone: frozenset[str] = frozenset()) -> RunResult:
         started = datetime.now(UTC)
         spec = spec_for(request.program.language)
+        place, answered = self.locate(request, spec, started)
+        if answered is not None:
+            return answered
+        assert place is not None
         try:
-            place = self.launcher.place(request)
-        except Unplaceable as nowhere:
-            return self.finish(request, spec, None, [failed(nowhere.verdict, nowhere.detail)], started)
-        try:
-            missing = [tool for tool in needed_tools(spec, request) if not place.has_tool(tool)]
-            if missing:
-                detail = f"`{missing[0]}` is not installed: {spec.install_hint(missing[0])}"
-                return self.finish(request, spec, place, [failed(Verdict.TOOLCHAIN_MISSING, detail)], started)
             runner = place.acquire()
         except SandboxCrash as crash:  # a runner that would not start
-            phase = failed(Verdict.SANDBOX_ERROR, f"{self.name}: {crash}")
-            return self.finish(request, spec, place, [phase], started)
+            return self.crashed(request, spec, place, started, f"{self.name}: {crash}")
         try:
-            compile_phase, runs = self.execute(request, spec, place, runner)
+            compile_phase, runs = self.execute(request, spec, place, runner, source_key(request) in alone)
         except SandboxCrash as crash:
             place.release(runner, broken=True)
-            return self.finish(request, spec, place, [failed(Verdict.SANDBOX_ERROR, str(crash))], started)
+            return self.crashed(request, spec, place, started, str(crash))
         place.release(runner, broken=False)
         return self.finish(request, spec, place, runs, started, compile_phase)
 
+    def locate(
+        self, request: RunRequest, spec: LanguageSpec, started: datetime
+    ) -> tuple[Place[Any] | None, RunResult | None]:
+        """(where the request runs, None), or (place or None, its result) when it cannot run: no place
+        for it, a tool it needs is missing, or looking for one needed a runner that would not start."""
+        try:
+            place = self.launcher.place(request)
+        except Unplaceable as nowhere:
+            return None, self.finish(request, spec, None, [failed(nowhere.verdict, nowhere.detail)], started)
+        try:
+            missing = [tool for tool in needed_tools(spec, request) if not place.has_tool(tool)]
+        except SandboxCrash as crash:
+            return place, self.crashed(request, spec, place, started, f"{self.name}: {crash}")
+        if not missing:
+            return place, None
+        detail = f"`{missing[0]}` is not installed: {spec.install_hint(missing[0])}"
+        return place, self.finish(request, spec, place, [failed(Verdict.TOOLCHAIN_MISSING, detail)], started)
+
     def execute(
-        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
-    ) -> tuple[PhaseResult | None, list[PhaseResult]]:
-        program, setting, profile = request.program, request.setting, request.profile
+        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner, alone: bool
+    ) -> Phases:
+        """Compile (through the cache) and run, with the runner to ourselves."""
+        planned = self.plan(request, spec, place, runner, alone)
+        if isinstance(planned, Call):
+            return planned.complete(runner.call(planned.job, planned.timeout_s))
+        if planned is not None:
+            return planned
+        return self.compile_then_run(request, spec, place, runner)
+
+    def plan(
+        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner, alone: bool
+    ) -> Call | Phases | None:
+        """The request as one runner job (a Call); answered without the runner (its phases: a cached
+        compile error, a shared run); or None: compile first, then look for a shared run of its binary,
+        because another request of the batch, or a run the memo holds, has the same source (``alone``:
+        no other request of the batch has it). Never calls the runner: a job may be running there."""
+        program = request.program
         files = [{"path": path, "text": text} for path, text in spec.placed_files(program)]
         if program.run_instruction or not spec.compiled:
             argv = ["sh", "-c", program.run_instruction] if program.run_instruction else None
-            run = run_phase(request, spec, argv or spec.run_argv(program, setting, profile))
-            return None, [to_phase(r, run_verdict(r)) for r in run_job(runner, request, files, run)]
-        compile_phase, artifacts, restore = self.compile(request, spec, place, runner, files)
+            run = run_phase(request, spec, argv or spec.run_argv(program, request.setting, request.profile))
+            return run_call(runner, request, files, run, lambda runs, raw: (None, runs))
+        build = CompileStep(self.name, request, spec, place, runner, files)
+        cached = place.cache.get(build.key)
+        if cached is None:
+            if alone and not place.memo.has_source(source_key(request)):
+                return build.fused(self.run_step(request, spec))
+            return None
+        compile_phase = to_phase(
+            cached["compile"], compile_verdict(cached["compile"]), f"compile cache hit {build.key[:12]}"
+        )
         if compile_phase.verdict is not Verdict.OK:
             return compile_phase, []
-        run_argv = spec.run_argv(program, setting, profile)
-        if spec.heap_flag:  # the JVM sizes its heap from the host's RAM, not from our limit
-            run_argv.insert(1, spec.heap_flag.format(max(16, request.limits.run.memory_mib // 2)))
-        run = run_phase(request, spec, run_argv)
-        memo_key = cache_key(artifacts.get("digest"), run, request.repeats)
-        shared = place.memo.get(memo_key)
-        if shared is not None:
-            detail = f"shared run of identical binary {str(artifacts.get('digest'))[:12]}"
-            return compile_phase, [to_phase(r, run_verdict(r), detail) for r in shared]
-        runs = run_job(runner, request, restore or [], run, reset=restore is not None)
-        # A run that ended on a limit is this moment's, not the binary's: never shared.
-        if all(r["status"] in SHAREABLE_RUN_STATUSES for r in runs):
-            place.memo.put(memo_key, runs)
-        return compile_phase, [to_phase(r, run_verdict(r)) for r in runs]
-
-    def compile(
-        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner, files: list[Any]
-    ) -> tuple[PhaseResult, dict[str, Any], list[dict[str, Any]] | None]:
-        """(compile phase, artifacts, files to restore): a fresh compile leaves its artifacts in the
-        workspace (None to restore); a cached one brings them back for the run."""
-        program, profile = request.program, request.profile
-        compile_argv = spec.compile_argv(program, request.setting, profile)
-        env = sandbox_env(profile)
-        # The command as the sandbox runs it (unsafe-local rewrites /app) and the backend are part of the
-        # key: a compile's diagnostics quote its paths, and one backend's compile is no other's.
-        final = (runner.paths.argv(compile_argv), runner.paths.env(env))
-        key = cache_key(self.name, files, place.tool_version(compile_argv[0]), *final)
-        cached = place.cache.get(key)
-        if cached is None:
-            compile_run, artifacts = compile_job(runner, request, spec, files, compile_argv, env)
-            if compile_run["status"] in CACHEABLE_COMPILE_STATUSES:
-                place.cache.put(key, compile_run, artifacts)
-            return to_phase(compile_run, compile_verdict(compile_run), "compiled"), artifacts, None
         artifacts = cached["artifacts"]
         restore = [
             {"path": a["path"], "b64": a["b64"], "mode": a["mode"]} for a in artifacts.get("files", [])
         ]
-        phase = to_phase(
-            cached["compile"], compile_verdict(cached["compile"]), f"compile cache hit {key[:12]}"
-        )
-        return phase, artifacts, restore
+        return self.run_binary(request, spec, place, runner, (compile_phase, artifacts), restore)
+
+    def compile_then_run(
+        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
+    ) -> Phases:
+        """Two jobs: compile (into the cache), then run, unless an identical binary already ran."""
+        files = [{"path": path, "text": text} for path, text in spec.placed_files(request.program)]
+        build = CompileStep(self.name, request, spec, place, runner, files)
+        compiled = build.outcome(runner.call(build.job(), build.timeout_s))
+        if compiled[0].verdict is not Verdict.OK:
+            return compiled[0], []
+        planned = self.run_binary(request, spec, place, runner, compiled, None)
+        if isinstance(planned, Call):
+            return planned.complete(runner.call(planned.job, planned.timeout_s))
+        return planned
+
+    def run_step(self, request: RunRequest, spec: LanguageSpec) -> dict[str, Any]:
+        """The run phase of a compiled program."""
+        run_argv = spec.run_argv(request.program, request.setting, request.profile)
+        if spec.heap_flag:  # the JVM sizes its heap from the host's RAM, not from our limit
+            run_argv.insert(1, spec.heap_flag.format(max(16, request.limits.run.memory_mib // 2)))
+        return run_phase(request, spec, run_argv)
+
+    def run_binary(
+        self,
+        request: RunRequest,
+        spec: LanguageSpec,
+        place: Place[Any],
+        runner: Runner,
+        compiled: tuple[PhaseResult, dict[str, Any]],
+        restore: list[dict[str, Any]] | None,
+    ) -> Call | Phases:
+        """Run a compiled binary (its compile phase and artifacts): the shared run of an identical
+        binary, or a job (``restore``: the cached files into a fresh workspace; None: the compile left
+        them in place)."""
+        compile_phase, artifacts = compiled
+        run = self.run_step(request, spec)
+        shared = place.memo.get(memo_key(artifacts, run, request.repeats))
+        if shared is not None:
+            detail = f"shared run of identical binary {str(artifacts.get('digest'))[:12]}"
+            return compile_phase, [to_phase(r, run_verdict(r), detail) for r in shared]
+
+        def remember(runs: list[PhaseResult], raw: list[dict[str, Any]]) -> Phases:
+            remember_runs(place, request, artifacts, run, raw)
+            return compile_phase, runs
+
+        return run_call(runner, request, restore or [], run, remember, reset=restore is not None)
+
+    def crashed(
+        self, request: RunRequest, spec: LanguageSpec, place: Place[Any] | None, started: datetime, why: str
+    ) -> RunResult:
+        return self.finish(request, spec, place, [failed(Verdict.SANDBOX_ERROR, why)], started)
 
     def finish(
         self,
@@ -274,134 +354,138 @@ class RunnerCore(Generic[L]):
         )
 
 
-# -- jobs for the runner (sandboxes/inner/runner.py speaks these) ---------------------------------------
+# A queued job waits in the runner's stdin pipe (64 KiB on Linux) while the runner writes the previous
+# result: a larger one could block us on the write while the runner blocks on its result. Such jobs (a
+# large stdin, say) go one at a time.
+QUEUE_AHEAD_MAX_BYTES = 32 << 10
+
+
+@dataclass
+class Ahead:
+    """A request whose job is written to the held runner and whose result is not read yet."""
+
+    request: RunRequest
+    spec: LanguageSpec
+    place: Place[Any]
+    started: datetime
+    call: Call
+
+
+class InOrder:
+    """One worker's requests in order, one job ahead. Where the runner takes it (``Runner.queue_ahead``),
+    each program's job is written while the previous one runs, and the previous result is read after:
+    the runner never waits for the host between programs. The host's work per program (a few ms, more
+    while the engine's threads hold the GIL) was a core left idle each time (issue 10). Results come
+    back in request order; a runner that breaks costs the job it was running a sandbox_error, and the
+    job queued behind it runs again on a fresh runner."""
+
+    def __init__(self, core: RunnerCore[Any], alone: frozenset[str]) -> None:
+        self.core = core
+        self.alone = alone
+        self.held: tuple[Place[Any], Runner] | None = None
+        self.ahead: Ahead | None = None
+
+    def run(self, requests: Sequence[RunRequest]) -> Iterator[RunResult]:
+        try:
+            for request in requests:
+                yield from self.one(request)
+            yield from self.land()
+        finally:  # stopped early with a job ahead: its unread result would answer the runner's next user
+            self.let_go(broken=self.ahead is not None)
+
+    def one(self, request: RunRequest) -> Iterator[RunResult]:
+        core, started = self.core, datetime.now(UTC)
+        spec = spec_for(request.program.language)
+        place, answered = core.locate(request, spec, started)
+        if answered is not None:
+            yield from self.land()
+            yield answered
+            return
+        assert place is not None
+        if self.held is None or self.held[0] is not place:
+            yield from self.land()
+            self.let_go(broken=False)
+        try:
+            runner = self.hold(place)
+        except SandboxCrash as crash:  # a runner that would not start
+            yield core.crashed(request, spec, place, started, f"{core.name}: {crash}")
+            return
+        planned = core.plan(request, spec, place, runner, source_key(request) in self.alone)
+        if isinstance(planned, Call) and runner.queue_ahead and len(planned.line) <= QUEUE_AHEAD_MAX_BYTES:
+            yield from self.queue(Ahead(request, spec, place, started, planned), runner)
+            return
+        yield from self.land()
+        yield self.run_now(request, spec, place, started)
+
+    def queue(self, job: Ahead, runner: Runner) -> Iterator[RunResult]:
+        try:
+            runner.send(job.call.line)
+        except SandboxCrash:  # the runner is gone: the job ahead ends with it, this one runs again
+            yield from self.land()
+            self.let_go(broken=True)
+            yield self.run_now(job.request, job.spec, job.place, job.started)
+            return
+        previous, self.ahead = self.ahead, job
+        if previous is not None and not (yield from self.read(previous)):
+            self.ahead = None  # it was queued behind the job that broke the runner: never ran
+            yield self.run_now(job.request, job.spec, job.place, job.started)
+
+    def land(self) -> Iterator[RunResult]:
+        """Read the result of the job ahead, if any."""
+        job, self.ahead = self.ahead, None
+        if job is not None:
+            yield from self.read(job)
+
+    def read(self, job: Ahead) -> Generator[RunResult, None, bool]:
+        """Yield the job's result; False when the runner broke on it (and was let go)."""
+        assert self.held is not None
+        try:
+            compile_phase, runs = job.call.complete(self.held[1].receive(job.call.timeout_s))
+        except SandboxCrash as crash:
+            self.let_go(broken=True)
+            yield self.core.crashed(job.request, job.spec, job.place, job.started, str(crash))
+            return False
+        yield self.core.finish(job.request, job.spec, job.place, runs, job.started, compile_phase)
+        return True
+
+    def run_now(
+        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], started: datetime
+    ) -> RunResult:
+        """The request with the runner to itself (nothing ahead)."""
+        try:
+            runner = self.hold(place)
+        except SandboxCrash as crash:
+            return self.core.crashed(request, spec, place, started, f"{self.core.name}: {crash}")
+        try:
+            alone = source_key(request) in self.alone
+            compile_phase, runs = self.core.execute(request, spec, place, runner, alone)
+        except SandboxCrash as crash:
+            self.let_go(broken=True)
+            return self.core.crashed(request, spec, place, started, str(crash))
+        if not runner.queue_ahead:  # given back after every program (Docker recycles its containers)
+            self.let_go(broken=False)
+        return self.core.finish(request, spec, place, runs, started, compile_phase)
+
+    def hold(self, place: Place[Any]) -> Runner:
+        """The runner held for this place, acquired if none is (SandboxCrash: it would not start)."""
+        if self.held is None:
+            self.held = (place, place.acquire())
+        return self.held[1]
+
+    def let_go(self, broken: bool) -> None:
+        if self.held is not None:
+            place, runner = self.held
+            self.held = None
+            place.release(runner, broken=broken)
 
 
 def needed_tools(spec: LanguageSpec, request: RunRequest) -> list[str]:
     return ["sh"] if request.program.run_instruction else spec.tools(request.setting, request.profile)
 
 
-def compile_job(
-    runner: Runner,
-    request: RunRequest,
-    spec: LanguageSpec,
-    files: list[dict[str, Any]],
-    argv: list[str],
-    env: dict[str, str],
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Compile in a fresh workspace; the artifacts come back (base64) for the cache."""
-    paths = runner.paths
-    phase = {
-        "name": "compile",
-        "argv": paths.argv(argv),
-        "env": paths.env(env),
-        "limits": request.limits.compile.model_dump(),
-        "memory_rlimit": spec.memory_rlimit,
-        "cwd": paths.workdir,
-    }
-    job = {
-        "id": request.run_id,
-        "reset": True,
-        "workdir": paths.workdir,
-        "files": files,
-        "phases": [phase],
-        "artifacts": list(spec.artifacts),
-        "export": True,
-    }
-    result = runner.call(job, timeout_s=request.limits.compile.wall_s + RUNNER_GRACE_S)
-    compile_run: dict[str, Any] = result["phases"][0]["runs"][0]
-    compile_run["argv"] = argv  # record the command as the sandbox sees it
-    artifacts = result["artifacts"] if compile_run["status"] == "ok" else {"digest": None, "files": []}
-    return compile_run, artifacts
-
-
-def run_phase(request: RunRequest, spec: LanguageSpec, argv: list[str]) -> dict[str, Any]:
-    return {
-        "name": "run",
-        "argv": argv,
-        "stdin": request.program.stdin,
-        "repeat": request.repeats,
-        "env": sandbox_env(request.profile, spec.run_env),
-        "limits": request.limits.run.model_dump(),
-        "memory_rlimit": spec.memory_rlimit,
-    }
-
-
-def run_job(
-    runner: Runner, request: RunRequest, files: list[dict[str, Any]], run: dict[str, Any], reset: bool = True
-) -> list[dict[str, Any]]:
-    """The run phase `repeats` times; each raw run records the command as the sandbox sees it."""
-    paths = runner.paths
-    phase = {**run, "argv": paths.argv(run["argv"]), "env": paths.env(run["env"]), "cwd": paths.workdir}
-    job = {"id": request.run_id, "reset": reset, "workdir": paths.workdir, "files": files, "phases": [phase]}
-    timeout_s = request.limits.run.wall_s * request.repeats + RUNNER_GRACE_S
-    runs: list[dict[str, Any]] = runner.call(job, timeout_s)["phases"][0]["runs"]
-    for one in runs:
-        one["argv"] = run["argv"]
-    return runs
-
-
 def runner_env() -> dict[str, str]:
     """The runner's own environment (each program gets its profile's, sandboxes/profiles.py)."""
     return {"PATH": SANDBOX_PATH, "HOME": SANDBOX_HOME, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
-
-
-# -- verdicts ------------------------------------------------------------------------------------------
-
-STATUS_VERDICTS = {
-    "ok": Verdict.OK,
-    "runtime_error": Verdict.RUNTIME_ERROR,
-    "signal": Verdict.SIGNAL,
-    "cpu_time_limit": Verdict.CPU_TIME_LIMIT,
-    "wall_time_limit": Verdict.WALL_TIME_LIMIT,
-    "memory_limit": Verdict.MEMORY_LIMIT,
-    "output_limit": Verdict.OUTPUT_LIMIT,
-    "exec_failed": Verdict.RUNTIME_ERROR,
-    "sandbox_error": Verdict.SANDBOX_ERROR,
-}
-# A compiler that ended by itself said something about the program; one that ended on a limit or a
-# sandbox failure said something about this machine at that moment, and is compiled again next time.
-CACHEABLE_COMPILE_STATUSES = frozenset({"ok", "runtime_error"})
-SHAREABLE_RUN_STATUSES = frozenset({"ok", "runtime_error", "signal"})
-
-
-def run_verdict(run: dict[str, Any]) -> Verdict:
-    return STATUS_VERDICTS.get(run["status"], Verdict.SANDBOX_ERROR)
-
-
-def compile_verdict(run: dict[str, Any]) -> Verdict:
-    """ok; compile_error when the compiler refused (or crashed: an internal compiler error); a limit or
-    sandbox error as itself, never as the program's compile error."""
-    status = run["status"]
-    if status == "exec_failed":
-        return Verdict.TOOLCHAIN_MISSING
-    if status in ("runtime_error", "signal"):
-        return Verdict.COMPILE_ERROR
-    return STATUS_VERDICTS.get(status, Verdict.SANDBOX_ERROR)
-
-
-def failed(verdict: Verdict, detail: str) -> PhaseResult:
-    """A phase that never ran: why, as a verdict and a detail."""
-    return PhaseResult(verdict=verdict, detail=detail[:4000])
-
-
-def to_phase(run: dict[str, Any], verdict: Verdict, note: str = "") -> PhaseResult:
-    detail = "; ".join(part for part in (run.get("detail", ""), note) if part)
-    return PhaseResult(
-        command=tuple(run["argv"]),
-        stdout=run["stdout"],
-        stderr=run["stderr"],
-        stdout_truncated=run["stdout_truncated"],
-        stderr_truncated=run["stderr_truncated"],
-        exit_code=run["exit_code"],
-        signal=run["signal"],
-        cpu_user_s=run["cpu_user_s"],
-        cpu_sys_s=run["cpu_sys_s"],
-        wall_s=run["wall_s"],
-        max_rss_kib=run["max_rss_kib"],
-        verdict=verdict,
-        detail=detail,
-    )
 
 
 def pipeline_version() -> str:

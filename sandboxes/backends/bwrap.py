@@ -29,7 +29,8 @@ from typing import Any
 from pipeline.errors import SandboxUnavailable
 from pipeline.records import RunRequest
 from sandboxes.compile_cache import CompileCache, RunMemo
-from sandboxes.core import RUNNER_DIR, RUNNER_GRACE_S, PathMap, RunnerCore, SandboxCrash, runner_env
+from sandboxes.core import RUNNER_DIR, PathMap, RunnerCore, SandboxCrash, runner_env
+from sandboxes.jobs import RUNNER_GRACE_S, encode_job
 from sandboxes.languages import WORKDIR
 from sandboxes.spawn_helper import spawn_helper
 from sandboxes.toolchains import find_tool, tool_version
@@ -153,6 +154,8 @@ def start_unsafe(uid: int | None, lock: Any | None, helper: Path | None) -> Runn
 class RunnerProcess:
     """One bwrap (or bare) process running sandboxes/inner/runner.py; JSON lines in and out."""
 
+    queue_ahead = True  # every job starts in a reset workspace with no process of the last one alive
+
     def __init__(
         self,
         argv: list[str],
@@ -179,11 +182,17 @@ class RunnerProcess:
             raise
 
     def call(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        self.send(encode_job(job))
+        return self.receive(timeout_s)
+
+    def send(self, line: bytes) -> None:
         assert self.process.stdin is not None
         try:
-            self.process.stdin.write(json.dumps(job).encode("utf-8") + b"\n")
+            self.process.stdin.write(line)
         except (BrokenPipeError, OSError) as error:
             raise SandboxCrash(f"runner gone: {error}; {self.stderr_tail()}") from None
+
+    def receive(self, timeout_s: float) -> dict[str, Any]:
         result = self.read_line(timeout_s)
         if not result.get("ok"):
             raise SandboxCrash(f"runner failed the job: {result.get('error')}")

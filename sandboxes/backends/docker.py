@@ -42,6 +42,7 @@ from sandboxes.core import (
     Unplaceable,
     runner_env,
 )
+from sandboxes.jobs import encode_job
 from sandboxes.languages import spec_for
 
 # -- images ------------------------------------------------------------------------------------------
@@ -164,6 +165,8 @@ def host_config(api: Any, shape: ContainerShape) -> Any:
 class ContainerRunner:
     """A container whose main process is the runner: jobs go in and results come out on its attach socket."""
 
+    queue_ahead = False  # a program may contaminate its container, which is then replaced before the next
+
     def __init__(self, api: Any, shape: ContainerShape) -> None:
         self.api = api
         self.shape = shape
@@ -202,12 +205,18 @@ class ContainerRunner:
             raise SandboxCrash(f"runner did not start in {shape.image}: {ready}")
 
     def call(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        self.socket.settimeout(timeout_s)
+        self.send(encode_job(job))
+        return self.receive(timeout_s)
+
+    def send(self, line: bytes) -> None:
         try:
-            self.socket.settimeout(timeout_s)
-            self.socket.sendall(json.dumps(job).encode("utf-8") + b"\n")
+            self.socket.sendall(line)
         except OSError as error:
             self.contaminated = True
             raise SandboxCrash(f"container runner gone: {error}; {self.stderr_tail()}") from None
+
+    def receive(self, timeout_s: float) -> dict[str, Any]:
         result = self.read_line(timeout_s)
         if not result.get("ok"):
             self.contaminated = True

@@ -8,7 +8,8 @@ Protocol (JSON lines, UTF-8)
 ----------------------------
 On start the runner writes one line ``{"ready": true, "runner": VERSION, "uid": .., "python": ".."}``.
 Then, for each line read on stdin (a *job*), it writes exactly one line on stdout (its *result*), in order.
-EOF on stdin ends the runner. Its own diagnostics go to stderr, never stdout.
+The host may write the next job while one runs (it waits in the pipe). EOF on stdin ends the runner.
+Its own diagnostics go to stderr, never stdout.
 
 Job::
 
@@ -26,6 +27,7 @@ Job::
                  "repeat": 1,                  # run this phase N times (determinism checks)
                  "stop_unless_ok": true}],     # skip the following phases unless every run was "ok"
      "artifacts": ["main", "*.class"],       # globs under workdir to hash after the phases
+     "artifacts_after": "compile",           # ... or right after the phase of that name (optional)
      "export": false}                        # also return the artifacts' bytes (base64), for a cache
 
 Result::
@@ -170,13 +172,18 @@ class Runner:
             self.reset(workdir)
         self.write_files(workdir, job.get("files", []))
         phases_out = []
+        artifacts = None
         for phase in job.get("phases", []):
             phase.setdefault("cwd", workdir)
             runs = [self.run_phase(phase) for _ in range(max(1, int(phase.get("repeat", 1))))]
             phases_out.append({"name": phase.get("name", "run"), "runs": runs})
+            if phase.get("name") == job.get("artifacts_after"):
+                # before the program runs: what it does to its own binary never reaches a cache
+                artifacts = collect_artifacts(workdir, job.get("artifacts", []), bool(job.get("export")))
             if phase.get("stop_unless_ok") and any(run["status"] != "ok" for run in runs):
                 break
-        artifacts = collect_artifacts(workdir, job.get("artifacts", []), bool(job.get("export")))
+        if artifacts is None:
+            artifacts = collect_artifacts(workdir, job.get("artifacts", []), bool(job.get("export")))
         return {"id": job.get("id"), "ok": True, "error": "", "phases": phases_out, "artifacts": artifacts}
 
     # -- workspace ---------------------------------------------------------------------------------

@@ -7,12 +7,13 @@ milliseconds; the real runners are tested in test_results.py, test_hostile.py an
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Program, RunRequest, Verdict
 from sandboxes.compile_cache import CompileCache, RunMemo
-from sandboxes.core import PathMap, RunnerCore, SandboxCrash, Unplaceable
+from sandboxes.core import QUEUE_AHEAD_MAX_BYTES, PathMap, RunnerCore, SandboxCrash, Unplaceable
 from sandboxes.profiles import get_profile
 
 HELLO_CPP = '#include <cstdio>\nint main(){ std::puts("hi"); }\n'
@@ -27,25 +28,49 @@ def raw_run(argv: list[str], status: str = "ok", stdout: str = "") -> dict[str, 
 
 
 class ScriptedRunner:
-    """Compiles succeed with one artifact; runs print 'hi'; `crash_on` makes a job fail like a dead runner."""
+    """Compiles succeed with one artifact; runs print 'hi'; `crash_on` makes a job fail like a dead runner.
+    Jobs may be queued (``send``) before the previous result is read, as with the real runner."""
+
+    queue_ahead = True
 
     def __init__(self, crash_on: str | None = None) -> None:
         self.paths = PathMap()
         self.jobs: list[dict[str, Any]] = []
+        self.results: list[dict[str, Any] | None] = []  # None: the runner died on that job
         self.crash_on = crash_on
+        self.unread_at_send: list[int] = []  # results not yet read when each job was written
         self.closed = False
 
     def call(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        self.send(json.dumps(job).encode() + b"\n")
+        return self.receive(timeout_s)
+
+    def send(self, line: bytes) -> None:
+        job = json.loads(line)
         self.jobs.append(job)
-        phase = job["phases"][0]
-        if phase["name"] == self.crash_on:
+        self.unread_at_send.append(len(self.results))
+        self.results.append(self.answer(job))
+
+    def receive(self, timeout_s: float) -> dict[str, Any]:
+        result = self.results.pop(0)
+        if result is None:
             raise SandboxCrash("runner exited (-9)")
-        runs = [raw_run(phase["argv"], stdout="hi\n") for _ in range(phase.get("repeat", 1))]
-        if phase["name"] == "compile":
-            artifact = {"path": "test", "b64": "AA==", "mode": 0o755, "sha256": "0" * 64}
-            return {"ok": True, "phases": [{"runs": [raw_run(phase["argv"])]}],
-                    "artifacts": {"digest": "d" * 64, "files": [artifact]}}  # fmt: skip
-        return {"ok": True, "phases": [{"runs": runs}]}
+        return result
+
+    def answer(self, job: dict[str, Any]) -> dict[str, Any] | None:
+        phases, artifacts = [], {"digest": None, "files": []}
+        for phase in job["phases"]:
+            if self.crash_on is not None and self.crash_on in (phase["name"], phase.get("stdin")):
+                return None
+            if phase["name"] == "compile":
+                phases.append({"name": "compile", "runs": [raw_run(phase["argv"])]})
+                artifact = {"path": "test", "b64": "AA==", "mode": 0o755, "sha256": "0" * 64}
+                artifacts = {"digest": "d" * 64, "files": [artifact]}
+            else:
+                stdout = phase.get("stdin") or "hi\n"  # echoes its stdin: results are told apart
+                runs = [raw_run(phase["argv"], stdout=stdout) for _ in range(phase.get("repeat", 1))]
+                phases.append({"name": phase["name"], "runs": runs})
+        return {"ok": True, "phases": phases, "artifacts": artifacts}
 
     def close(self) -> None:
         self.closed = True
@@ -131,3 +156,70 @@ def test_a_crashed_runner_is_a_sandbox_error_and_is_given_back_broken(tmp_path: 
     result = run(launcher, Program.single("python", "print('hi')"))
     assert result.verdict is Verdict.SANDBOX_ERROR and "runner exited" in result.run.detail
     assert launcher.released == [(launcher.started[0], True)]
+
+
+def run_all(launcher: ScriptedLauncher, programs: list[Program], **kw: Any) -> list[Any]:
+    profile = kw.pop("profile", get_profile("default"))
+    requests = [RunRequest(program=program, profile=profile, **kw) for program in programs]
+    with RunnerCore(launcher) as core:
+        return list(core.run_batch(requests))
+
+
+def echo_cpp(n: int, stdin: str | None = None) -> Program:
+    return Program.single("cpp", f"{HELLO_CPP}// {n}\n", stdin=stdin if stdin is not None else f"{n}\n")
+
+
+def test_distinct_sources_compile_and_run_in_one_job_each_the_next_queued_while_one_runs(
+    tmp_path: Path,
+) -> None:
+    launcher = ScriptedLauncher(tmp_path, {"g++"})
+    results = run_all(launcher, [echo_cpp(n) for n in range(4)])
+    assert [r.label for r in results] == ["0\n", "1\n", "2\n", "3\n"]  # in request order
+    assert all(r.compile.detail == "compiled" for r in results)
+    (runner,) = launcher.started
+    assert [[phase["name"] for phase in job["phases"]] for job in runner.jobs] == [["compile", "run"]] * 4
+    assert runner.jobs[0]["artifacts_after"] == "compile"  # hashed before the program can touch them
+    assert runner.unread_at_send == [0, 1, 1, 1]  # each job written while the one before ran
+    assert launcher.released == [(runner, False)]
+
+
+def test_a_runner_that_breaks_costs_only_its_job_the_one_queued_behind_runs_on_a_fresh_runner(
+    tmp_path: Path,
+) -> None:
+    launcher = ScriptedLauncher(tmp_path, {"g++"}, crash_on="die")
+    results = run_all(launcher, [echo_cpp(0), echo_cpp(1, stdin="die"), echo_cpp(2), echo_cpp(3)])
+    assert [r.verdict for r in results] == [Verdict.OK, Verdict.SANDBOX_ERROR, Verdict.OK, Verdict.OK]
+    assert [r.label for r in results if r.verdict is Verdict.OK] == ["0\n", "2\n", "3\n"]
+    first, second = launcher.started
+    assert len(first.jobs) == 3 and len(second.jobs) == 2  # job 2 was queued on the first: sent again
+    assert launcher.released == [(first, True), (second, False)]
+
+
+def test_one_source_in_several_settings_compiles_first_so_identical_binaries_run_once(
+    tmp_path: Path,
+) -> None:
+    launcher = ScriptedLauncher(tmp_path, {"g++"})
+    program = Program.single("cpp", HELLO_CPP)
+    requests = [
+        RunRequest(
+            program=program, profile=get_profile("default"), setting=ExecutionSetting.from_surge_key(k)
+        )
+        for k in ("g++-C++11--O0", "g++-C++14--O0")
+    ]
+    with RunnerCore(launcher) as core:
+        first, second = core.run_batch(requests)
+    (runner,) = launcher.started
+    assert [[phase["name"] for phase in job["phases"]] for job in runner.jobs] == [
+        ["compile"],
+        ["run"],
+        ["compile"],
+    ]
+    assert first.run.detail == "" and "shared run of identical binary" in second.run.detail
+
+
+def test_a_job_too_large_to_wait_in_the_pipe_is_written_only_once_the_runner_is_free(tmp_path: Path) -> None:
+    launcher = ScriptedLauncher(tmp_path, {"g++"})
+    large = "x" * (QUEUE_AHEAD_MAX_BYTES + 1)
+    results = run_all(launcher, [echo_cpp(0), echo_cpp(1, stdin=large), echo_cpp(2)])
+    assert [r.label for r in results] == ["0\n", large, "2\n"]
+    assert launcher.started[0].unread_at_send == [0, 0, 0]

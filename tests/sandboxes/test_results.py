@@ -65,6 +65,34 @@ def test_compile_cache_hit_and_identical_binaries_run_once(tmp_path: Path, backe
     assert again.label == "same\n" and again.run.verdict is Verdict.OK
 
 
+# Run, it replaces its own binary with garbage: the compile cache must keep what the compiler made.
+SELF_REPLACING = """#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+  unlink("test");
+  FILE *f = fopen("test", "w");
+  if (f) { fputs("not a binary", f); fclose(f); }
+  puts("replaced");
+  return 0;
+}
+"""
+
+
+def test_what_a_program_does_to_its_binary_never_reaches_the_compile_cache(
+    tmp_path: Path, backend: object
+) -> None:
+    from sandboxes.backends.bwrap import BwrapBackend
+
+    program = Program.single("c", SELF_REPLACING)
+    with BwrapBackend(cache_dir=tmp_path) as first:  # compiled and run in one job
+        compiled = next(iter(first.run_batch([request(program)])))
+    assert compiled.compile.detail == "compiled" and compiled.label == "replaced\n"
+    with BwrapBackend(cache_dir=tmp_path) as second:
+        again = next(iter(second.run_batch([request(program)])))
+    assert "compile cache hit" in again.compile.detail
+    assert again.verdict is Verdict.OK and again.label == "replaced\n", again.run
+
+
 # 160,000 distinct template instantiations: about 6 s of g++ here, far beyond a 1 s compile limit.
 SLOW_TO_COMPILE = """#include <cstdio>
 template <int A, int B> struct P { static const long v = (P<A - 1, B>::v + P<A, B - 1>::v) % 1000003; };

@@ -1,0 +1,254 @@
+"""Jobs for the in-sandbox runner (sandboxes/inner/runner.py speaks them), and its raw statuses as verdicts.
+
+The runner core (sandboxes/core.py) decides what runs; this module says how a request becomes a job and a
+job's result becomes phases:
+
+- a ``Call`` is one job that answers one request, with the function that turns its result into the
+  request's phases (and fills the compile cache and the run memo on the way);
+- ``CompileStep`` is a compiled program's compile: its cache key, the compile-only job, and the *fused*
+  job that compiles and, if that succeeded, runs in the same job (one round trip instead of two; the
+  artifacts are hashed and exported between the two phases, before the program can touch them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pipeline.records import PhaseResult, RunRequest, Verdict, content_id
+from sandboxes.compile_cache import cache_key
+from sandboxes.languages import LanguageSpec
+from sandboxes.profiles import sandbox_env
+
+if TYPE_CHECKING:
+    from sandboxes.core import Place, Runner
+
+RUNNER_GRACE_S = 30.0  # on top of the phases' own wall limits before the runner itself is presumed hung
+
+# (the compile phase or None, the runs): what a request's jobs come to
+Phases = tuple[PhaseResult | None, list[PhaseResult]]
+
+
+def encode_job(job: dict[str, Any]) -> bytes:
+    return json.dumps(job).encode("utf-8") + b"\n"
+
+
+@dataclass
+class Call:
+    """One runner job that answers one request; ``complete`` turns the job's result into its phases."""
+
+    job: dict[str, Any]
+    timeout_s: float
+    complete: Callable[[dict[str, Any]], Phases]
+    line: bytes = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.line = encode_job(self.job)
+
+
+def source_key(request: RunRequest) -> str:
+    """What decides a binary besides its setting: the language and the source files."""
+    return content_id(request.program.language, [(f.path, f.content) for f in request.program.files])
+
+
+def sources_used_once(requests: Sequence[RunRequest]) -> frozenset[str]:
+    """The sources only one request of the batch has: no other can share their binary's run."""
+    counts = Counter(source_key(request) for request in requests)
+    return frozenset(key for key, count in counts.items() if count == 1)
+
+
+def run_phase(request: RunRequest, spec: LanguageSpec, argv: list[str]) -> dict[str, Any]:
+    return {
+        "name": "run",
+        "argv": argv,
+        "stdin": request.program.stdin,
+        "repeat": request.repeats,
+        "env": sandbox_env(request.profile, spec.run_env),
+        "limits": request.limits.run.model_dump(),
+        "memory_rlimit": spec.memory_rlimit,
+    }
+
+
+def run_call(
+    runner: Runner,
+    request: RunRequest,
+    files: list[dict[str, Any]],
+    run: dict[str, Any],
+    then: Callable[[list[PhaseResult], list[dict[str, Any]]], Phases],
+    reset: bool = True,
+) -> Call:
+    """The run phase `repeats` times; each raw run records the command as the sandbox sees it. ``then``
+    gets the runs (as phases and raw) and gives the request's phases."""
+    paths = runner.paths
+    phase = {**run, "argv": paths.argv(run["argv"]), "env": paths.env(run["env"]), "cwd": paths.workdir}
+    job = {"id": request.run_id, "reset": reset, "workdir": paths.workdir, "files": files, "phases": [phase]}
+
+    def complete(result: dict[str, Any]) -> Phases:
+        raw = raw_runs(result["phases"][0], run["argv"])
+        return then([to_phase(r, run_verdict(r)) for r in raw], raw)
+
+    return Call(job, request.limits.run.wall_s * request.repeats + RUNNER_GRACE_S, complete)
+
+
+def raw_runs(phase: dict[str, Any], argv: list[str]) -> list[dict[str, Any]]:
+    runs: list[dict[str, Any]] = phase["runs"]
+    for one in runs:
+        one["argv"] = argv
+    return runs
+
+
+def memo_key(artifacts: dict[str, Any], run: dict[str, Any], repeats: int) -> str:
+    """Runs of identical binaries are the same runs: the binary's digest, the run phase, the repeats."""
+    return cache_key(artifacts.get("digest"), run, repeats)
+
+
+def remember_runs(
+    place: Place[Any],
+    request: RunRequest,
+    artifacts: dict[str, Any],
+    run: dict[str, Any],
+    raw: list[dict[str, Any]],
+) -> None:
+    """Keep a binary's runs for identical binaries; one that ended on a limit is this moment's, not the
+    binary's: never shared."""
+    if all(r["status"] in SHAREABLE_RUN_STATUSES for r in raw):
+        place.memo.put(memo_key(artifacts, run, request.repeats), raw, source_key(request))
+
+
+class CompileStep:
+    """A compiled program's compile in one place and runner: its cache key and its jobs."""
+
+    def __init__(
+        self,
+        backend: str,
+        request: RunRequest,
+        spec: LanguageSpec,
+        place: Place[Any],
+        runner: Runner,
+        files: list[dict[str, Any]],
+    ) -> None:
+        self.request, self.spec, self.place, self.paths, self.files = (
+            request,
+            spec,
+            place,
+            runner.paths,
+            files,
+        )
+        self.argv = spec.compile_argv(request.program, request.setting, request.profile)
+        self.env = sandbox_env(request.profile)
+        # The command as the sandbox runs it (unsafe-local rewrites /app) and the backend are part of the
+        # key: a compile's diagnostics quote its paths, and one backend's compile is no other's.
+        final = (self.paths.argv(self.argv), self.paths.env(self.env))
+        self.key = cache_key(backend, files, place.tool_version(self.argv[0]), *final)
+        self.timeout_s = request.limits.compile.wall_s + RUNNER_GRACE_S
+
+    def job(self, then: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Compile in a fresh workspace; the artifacts come back (base64) for the cache. ``then``: a run
+        phase in the same job, only if the compile succeeded."""
+        compile_phase = {
+            "name": "compile",
+            "argv": self.paths.argv(self.argv),
+            "env": self.paths.env(self.env),
+            "limits": self.request.limits.compile.model_dump(),
+            "memory_rlimit": self.spec.memory_rlimit,
+            "cwd": self.paths.workdir,
+            "stop_unless_ok": True,
+        }
+        phases = [compile_phase]
+        if then is not None:
+            phases.append({**then, "argv": self.paths.argv(then["argv"]), "env": self.paths.env(then["env"])})
+            phases[-1]["cwd"] = self.paths.workdir
+        return {
+            "id": self.request.run_id,
+            "reset": True,
+            "workdir": self.paths.workdir,
+            "files": self.files,
+            "phases": phases,
+            "artifacts": list(self.spec.artifacts),
+            "artifacts_after": "compile",
+            "export": True,
+        }
+
+    def outcome(self, result: dict[str, Any]) -> tuple[PhaseResult, dict[str, Any]]:
+        """The compile phase and its artifacts, cached unless the compile ended on a limit or failed
+        for a reason of ours."""
+        compile_run = raw_runs(result["phases"][0], self.argv)[0]
+        artifacts = result["artifacts"] if compile_run["status"] == "ok" else {"digest": None, "files": []}
+        if compile_run["status"] in CACHEABLE_COMPILE_STATUSES:
+            self.place.cache.put(self.key, compile_run, artifacts)
+        return to_phase(compile_run, compile_verdict(compile_run), "compiled"), artifacts
+
+    def fused(self, run: dict[str, Any]) -> Call:
+        """Compile and run in one job: for a source no other request can share a run with."""
+
+        def complete(result: dict[str, Any]) -> Phases:
+            compile_phase, artifacts = self.outcome(result)
+            if compile_phase.verdict is not Verdict.OK:
+                return compile_phase, []
+            raw = raw_runs(result["phases"][1], run["argv"])
+            remember_runs(self.place, self.request, artifacts, run, raw)
+            return compile_phase, [to_phase(r, run_verdict(r)) for r in raw]
+
+        timeout_s = self.timeout_s + self.request.limits.run.wall_s * self.request.repeats
+        return Call(self.job(then=run), timeout_s, complete)
+
+
+# -- verdicts ------------------------------------------------------------------------------------------
+
+STATUS_VERDICTS = {
+    "ok": Verdict.OK,
+    "runtime_error": Verdict.RUNTIME_ERROR,
+    "signal": Verdict.SIGNAL,
+    "cpu_time_limit": Verdict.CPU_TIME_LIMIT,
+    "wall_time_limit": Verdict.WALL_TIME_LIMIT,
+    "memory_limit": Verdict.MEMORY_LIMIT,
+    "output_limit": Verdict.OUTPUT_LIMIT,
+    "exec_failed": Verdict.RUNTIME_ERROR,
+    "sandbox_error": Verdict.SANDBOX_ERROR,
+}
+# A compiler that ended by itself said something about the program; one that ended on a limit or a
+# sandbox failure said something about this machine at that moment, and is compiled again next time.
+CACHEABLE_COMPILE_STATUSES = frozenset({"ok", "runtime_error"})
+SHAREABLE_RUN_STATUSES = frozenset({"ok", "runtime_error", "signal"})
+
+
+def run_verdict(run: dict[str, Any]) -> Verdict:
+    return STATUS_VERDICTS.get(run["status"], Verdict.SANDBOX_ERROR)
+
+
+def compile_verdict(run: dict[str, Any]) -> Verdict:
+    """ok; compile_error when the compiler refused (or crashed: an internal compiler error); a limit or
+    sandbox error as itself, never as the program's compile error."""
+    status = run["status"]
+    if status == "exec_failed":
+        return Verdict.TOOLCHAIN_MISSING
+    if status in ("runtime_error", "signal"):
+        return Verdict.COMPILE_ERROR
+    return STATUS_VERDICTS.get(status, Verdict.SANDBOX_ERROR)
+
+
+def failed(verdict: Verdict, detail: str) -> PhaseResult:
+    """A phase that never ran: why, as a verdict and a detail."""
+    return PhaseResult(verdict=verdict, detail=detail[:4000])
+
+
+def to_phase(run: dict[str, Any], verdict: Verdict, note: str = "") -> PhaseResult:
+    detail = "; ".join(part for part in (run.get("detail", ""), note) if part)
+    return PhaseResult(
+        command=tuple(run["argv"]),
+        stdout=run["stdout"],
+        stderr=run["stderr"],
+        stdout_truncated=run["stdout_truncated"],
+        stderr_truncated=run["stderr_truncated"],
+        exit_code=run["exit_code"],
+        signal=run["signal"],
+        cpu_user_s=run["cpu_user_s"],
+        cpu_sys_s=run["cpu_sys_s"],
+        wall_s=run["wall_s"],
+        max_rss_kib=run["max_rss_kib"],
+        verdict=verdict,
+        detail=detail,
+    )
