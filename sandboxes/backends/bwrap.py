@@ -1,8 +1,9 @@
 """The local sandbox: bubblewrap around one long-lived in-sandbox runner per worker.
 
 This file is only how the runner starts and where its paths are; compile, run, verdicts and caches are
-the runner core's (sandboxes/core.py). Start-up (bwrap + python3, ~30 ms) is paid once per batch and
-worker; each program then costs a fork/exec inside the sandbox. The sandbox sees a read-only /usr, /etc
+the runner core's (sandboxes/core.py). Start-up (bwrap + python3, ~30 ms) is paid once per worker and
+process: a backend's idle runners stay warm for the next backend (`WarmRunners`); each program then costs
+a fork/exec inside the sandbox. The sandbox sees a read-only /usr, /etc
 without shadow files, its own writable tmpfs /app and /tmp, no network, its own PID, IPC and UTS
 namespaces, and a fixed environment. As root it runs programs under a reserved uid (RLIMIT_NPROC works,
 kill-by-uid reaches detached children); as a normal user it adds a user namespace and the runner kills
@@ -15,6 +16,7 @@ only; its /app and /tmp are a scratch folder per runner (`PathMap`).
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import queue
@@ -22,9 +24,11 @@ import selectors
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pipeline.errors import SandboxUnavailable
 from pipeline.records import RunRequest
@@ -97,9 +101,11 @@ class BwrapLauncher:
         try:
             return self.idle.get_nowait()
         except queue.Empty:
-            runner = self.start_runner()
-            self.all_runners.append(runner)
-            return runner
+            pass
+        runner = WARM_RUNNERS.take(self.warm_key()) if self.bwrap else None
+        runner = runner or self.start_runner()
+        self.all_runners.append(runner)
+        return runner
 
     def release(self, runner: RunnerProcess, broken: bool) -> None:
         if broken:
@@ -108,8 +114,23 @@ class BwrapLauncher:
             self.idle.put(runner)
 
     def close(self) -> None:
+        """Idle runners stay warm for the next backend of this process (bwrap only); the rest close."""
+        kept = set()
+        while self.bwrap:
+            try:
+                runner = self.idle.get_nowait()
+            except queue.Empty:
+                break
+            WARM_RUNNERS.give(self.warm_key(), runner)
+            kept.add(id(runner))
         for runner in self.all_runners:
-            runner.close()
+            if id(runner) not in kept:
+                runner.close()
+
+    def warm_key(self) -> tuple[str, ...]:
+        """What a runner's start depends on besides its reserved uid."""
+        helper = spawn_helper(self.cache.root) if os.getuid() == 0 else None
+        return (str(self.bwrap), str(helper))
 
     # -- starting a runner -----------------------------------------------------------------------
 
@@ -151,6 +172,59 @@ def start_unsafe(uid: int | None, lock: Any | None, helper: Path | None) -> Runn
     return RunnerProcess(argv, env, lock, scratch, uid)
 
 
+class WarmRunners:
+    """Runners that outlive their backend, for the next backend of this process with the same start.
+
+    A job opens one backend per batch, and each batch started its runner afresh: bwrap, then the runner's
+    Python, ~32 ms of a core per batch, plus ~8 ms to close it (issue 10). Nothing passes from one batch
+    to the next that would not pass between two programs of one batch: every job resets /app and /tmp,
+    and every phase ends with the sandbox uid's processes killed. At most ``KEEP`` idle runners are kept
+    (the oldest closes first), so a process that opens many backends holds few uids.
+    """
+
+    KEEP = max(2, os.cpu_count() or 1)
+
+    def __init__(self) -> None:
+        self.idle: list[tuple[tuple[str, ...], RunnerProcess]] = []
+        self.lock = threading.Lock()
+
+    def take(self, key: tuple[str, ...]) -> RunnerProcess | None:
+        with self.lock:
+            index = next((n for n, (its_key, _) in enumerate(self.idle) if its_key == key), None)
+            if index is None:
+                return None
+            _, runner = self.idle.pop(index)
+        if runner.process.poll() is None:
+            return runner
+        runner.close()  # it died while idle
+        return None
+
+    def give(self, key: tuple[str, ...], runner: RunnerProcess) -> None:
+        with self.lock:
+            self.idle.append((key, runner))
+            evicted = self.idle[: -self.KEEP]
+            del self.idle[: -self.KEEP]
+        for _, old in evicted:
+            old.close()
+
+
+WARM_RUNNERS = WarmRunners()
+
+
+@functools.cache
+def lasting_thread() -> ThreadPoolExecutor:
+    """One thread for the life of the process, which starts every runner: bwrap's --die-with-parent
+    follows the *thread* that started it (PR_SET_PDEATHSIG), and batch threads end while their runners
+    stay warm. The runner still dies with the process."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="surge-runner-starter")
+
+
+def start_process(argv: list[str], env: dict[str, str], stderr: IO[bytes]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, bufsize=0
+    )
+
+
 class RunnerProcess:
     """One bwrap (or bare) process running sandboxes/inner/runner.py; JSON lines in and out."""
 
@@ -169,9 +243,7 @@ class RunnerProcess:
         self.scratch = scratch
         self.paths = PathMap(scratch)
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the runner)
-        self.process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env, bufsize=0
-        )
+        self.process = lasting_thread().submit(start_process, argv, env, self.stderr).result()
         self.buffer = b""
         try:
             ready = self.read_line(RUNNER_GRACE_S)
