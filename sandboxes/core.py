@@ -440,7 +440,10 @@ class InOrder:
         """Yield the job's result; False when the runner broke on it (and was let go)."""
         assert self.held is not None
         try:
-            compile_phase, runs = job.call.complete(self.held[1].receive(job.call.timeout_s))
+            result = self.held[1].receive(job.call.timeout_s)
+            if self.ahead is not None:  # the job queued behind this one starts now
+                self.ahead.started = datetime.now(UTC)
+            compile_phase, runs = job.call.complete(result)
         except SandboxCrash as crash:
             self.let_go(broken=True)
             yield self.core.crashed(job.request, job.spec, job.place, job.started, str(crash))

@@ -24,6 +24,7 @@ PACKAGES=(
   debootstrap                              # Docker base images without a registry
   chromium chromium-driver                 # the review page's browser test
   make time procps
+  python3 python3-venv                     # the virtualenv's interpreter (Makefile SYSTEM_PYTHON)
 )
 
 missing=()
