@@ -155,3 +155,40 @@ def test_the_api_server_dies_with_its_command_even_on_sigkill(tmp_path: Path, re
     command.wait(timeout=10)
     gone, alive = psutil.wait_procs(servers, timeout=15)
     assert alive == [], [p.cmdline() for p in alive]
+
+
+@pytest.mark.slow
+def test_the_api_server_ends_after_its_command_finished_which_did_not_wait_for_it(
+    tmp_path: Path, require_bwrap: None
+) -> None:
+    import contextlib
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    programs = write_programs(tmp_path / "p.jsonl", ["import time; time.sleep(1); print(1)"])
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    env.pop("PREFECT_API_URL", None)
+    command = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "run", str(programs), "--store", str(tmp_path / "store")],
+        env=env, cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    servers: list[psutil.Process] = []
+    while command.poll() is None:
+        with contextlib.suppress(psutil.Error):  # a child (or the command) ending as we look
+            servers += [
+                p
+                for p in psutil.Process(command.pid).children()
+                if "flows.api_server" in p.cmdline() and p not in servers
+            ]
+        time.sleep(0.05)
+    assert command.returncode == 0 and len(servers) == 1
+    gone, alive = psutil.wait_procs(servers, timeout=15)
+    assert alive == [], [p.cmdline() for p in alive]
+    assert [(row.verdict.value, row.label) for row in Store(tmp_path / "store").runs.records()] == [
+        ("ok", "1\n")
+    ]
