@@ -219,6 +219,16 @@ def lasting_thread() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="surge-runner-starter")
 
 
+def forget_runners_in_child() -> None:
+    """A forked child shares the warm runners' pipes with its parent and has none of its threads: it
+    starts runners of its own, from a thread of its own."""
+    WARM_RUNNERS.idle.clear()
+    lasting_thread.cache_clear()
+
+
+os.register_at_fork(after_in_child=forget_runners_in_child)
+
+
 def start_process(argv: list[str], env: dict[str, str], stderr: IO[bytes]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, bufsize=0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -41,3 +42,16 @@ def test_a_warm_runner_outlives_the_thread_that_started_it(tmp_path: Path) -> No
     result, pids = run_in_new_backend(tmp_path, "print(2)")
     assert result.verdict is Verdict.OK and result.label == "2\n", result.run
     assert pids == started[0]
+
+
+def test_a_forked_child_starts_runners_of_its_own(tmp_path: Path) -> None:
+    require_tool("bwrap")
+    _, parent_pids = run_in_new_backend(tmp_path, "print(1)")
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through its exit status
+        result, pids = run_in_new_backend(tmp_path, "print(2)")
+        os._exit(0 if result.label == "2\n" and pids != parent_pids else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    again, pids = run_in_new_backend(tmp_path, "print(3)")
+    assert again.label == "3\n" and pids == parent_pids  # ours stayed ours
