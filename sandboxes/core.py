@@ -12,7 +12,7 @@ Everything else is here:
   compiler version, the final argv and environment), then the run memo: identical binaries from
   different settings run once per place. A source no other request shares compiles and runs in one job
   (sandboxes/jobs.py: how requests become jobs);
-- with one worker, the next job is written while one runs (`InOrder`), where the runner allows it;
+- with one worker, the next job is written while one runs (sandboxes/in_order.py), where the runner allows it;
 - the runner's raw statuses become verdicts (`STATUS_VERDICTS`, `compile_verdict`), and the phases a
   RunResult with provenance. The label is not composed here: `RunResult.label` derives it afterwards.
 
