@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -100,9 +103,6 @@ def test_an_api_that_cannot_start_is_one_line_of_ours_and_never_a_verdict(
     """A real `surge run` whose Prefect API cannot open its database: a failure of ours (exit 1), one line
     naming the API and the fix, no traceback. The head start ran the program while the API was starting:
     its row is the program's real result (printed 1, ok), kept; nothing of the API's failure is a verdict."""
-    import os
-    import subprocess
-    import sys
 
     programs = write_programs(tmp_path / "p.jsonl", ["print(1)"])
     env = {
@@ -126,25 +126,27 @@ def test_an_api_that_cannot_start_is_one_line_of_ours_and_never_a_verdict(
     assert [(row.verdict.value, row.label) for row in rows] == [("ok", "1\n")]
 
 
+def start_surge_run(programs: Path, tmp_path: Path) -> subprocess.Popen[bytes]:
+    """`surge run` in a process of its own, with its own local Prefect API."""
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    env.pop("PREFECT_API_URL", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "run", str(programs), "--store", str(tmp_path / "store")],
+        env=env, cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
 @pytest.mark.slow
 def test_the_api_server_dies_with_its_command_even_on_sigkill(tmp_path: Path, require_bwrap: None) -> None:
     """A command killed outright (no atexit) leaves no Prefect server behind: the kernel ends it."""
-    import os
     import signal
-    import subprocess
-    import sys
     import time
 
     import psutil
 
     programs = write_programs(tmp_path / "p.jsonl", ["import time; time.sleep(60)"])
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
-    env.pop("PREFECT_API_URL", None)
-    command = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "run", str(programs), "--store", str(tmp_path / "store")],
-        env=env, cwd=Path(__file__).resolve().parents[2],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    command = start_surge_run(programs, tmp_path)
     deadline = time.monotonic() + 60
     servers: list[psutil.Process] = []
     while not servers:
@@ -162,21 +164,12 @@ def test_the_api_server_ends_after_its_command_finished_which_did_not_wait_for_i
     tmp_path: Path, require_bwrap: None
 ) -> None:
     import contextlib
-    import os
-    import subprocess
-    import sys
     import time
 
     import psutil
 
     programs = write_programs(tmp_path / "p.jsonl", ["import time; time.sleep(1); print(1)"])
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
-    env.pop("PREFECT_API_URL", None)
-    command = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "run", str(programs), "--store", str(tmp_path / "store")],
-        env=env, cwd=Path(__file__).resolve().parents[2],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    command = start_surge_run(programs, tmp_path)
     servers: list[psutil.Process] = []
     while command.poll() is None:
         with contextlib.suppress(psutil.Error):  # a child (or the command) ending as we look
