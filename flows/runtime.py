@@ -158,10 +158,10 @@ class LocalApi:
         shutdown (~0.2 s) was wall time of every command. It ends on its own, its log removed."""
         if self.process.poll() is None:
             self.process.terminate()
-            try:
-                self.process.wait(timeout=10 if wait else 0)
-            except subprocess.TimeoutExpired:
-                if wait:
+            if wait:
+                try:
+                    self.process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
                     self.process.kill()
         if not self.keep_log:
             self.log_path.unlink(missing_ok=True)  # kept only to explain a failed start

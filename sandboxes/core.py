@@ -37,6 +37,7 @@ from sandboxes.jobs import (
     Call,
     CompileStep,
     Phases,
+    Plan,
     compile_verdict,
     failed,
     memo_key,
@@ -232,27 +233,23 @@ class RunnerCore(Generic[L]):
         return self.carry_out(self.plan(request, spec, place, runner, alone), request, spec, place, runner)
 
     def carry_out(
-        self,
-        planned: Call | Phases | None,
-        request: RunRequest,
-        spec: LanguageSpec,
-        place: Place[Any],
-        runner: Runner,
+        self, planned: Plan, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
     ) -> Phases:
         """Do what ``plan`` decided for this runner, with the runner to ourselves."""
         if isinstance(planned, Call):
-            return planned.complete(runner.call(planned.job, planned.timeout_s))
-        if planned is not None:
-            return planned
-        return self.compile_then_run(request, spec, place, runner)
+            return planned.perform(runner)
+        if isinstance(planned, CompileStep):
+            return self.compile_then_run(planned, request, spec, place, runner)
+        return planned
 
     def plan(
         self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner, alone: bool
-    ) -> Call | Phases | None:
+    ) -> Plan:
         """The request as one runner job (a Call); answered without the runner (its phases: a cached
-        compile error, a shared run); or None: compile first, then look for a shared run of its binary,
-        because another request of the batch, or a run the memo holds, has the same source (``alone``:
-        no other request of the batch has it). Never calls the runner: a job may be running there."""
+        compile error, a shared run); or its compile alone (a CompileStep), to look for a shared run of
+        its binary before running it, because another request of the batch, or a run the memo holds, has
+        the same source (``alone``: no other request of the batch has it). Never calls the runner: a job
+        may be running there."""
         program = request.program
         files = [{"path": path, "text": text} for path, text in spec.placed_files(program)]
         if program.run_instruction or not spec.compiled:
@@ -264,7 +261,7 @@ class RunnerCore(Generic[L]):
         if cached is None:
             if alone and not place.memo.has_source(source_key(request)):
                 return build.fused(self.run_step(request, spec))
-            return None
+            return build
         compile_phase = to_phase(
             cached["compile"], compile_verdict(cached["compile"]), f"compile cache hit {build.key[:12]}"
         )
@@ -277,18 +274,14 @@ class RunnerCore(Generic[L]):
         return self.run_binary(request, spec, place, runner, (compile_phase, artifacts), restore)
 
     def compile_then_run(
-        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
+        self, build: CompileStep, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
     ) -> Phases:
         """Two jobs: compile (into the cache), then run, unless an identical binary already ran."""
-        files = [{"path": path, "text": text} for path, text in spec.placed_files(request.program)]
-        build = CompileStep(self.name, request, spec, place, runner, files)
         compiled = build.outcome(runner.call(build.job(), build.timeout_s))
         if compiled[0].verdict is not Verdict.OK:
             return compiled[0], []
         planned = self.run_binary(request, spec, place, runner, compiled, None)
-        if isinstance(planned, Call):
-            return planned.complete(runner.call(planned.job, planned.timeout_s))
-        return planned
+        return planned.perform(runner) if isinstance(planned, Call) else planned
 
     def run_step(self, request: RunRequest, spec: LanguageSpec) -> dict[str, Any]:
         """The run phase of a compiled program."""

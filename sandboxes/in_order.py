@@ -14,7 +14,7 @@ from typing import Any
 
 from pipeline.records import RunRequest, RunResult
 from sandboxes.core import Place, Runner, RunnerCore, SandboxCrash
-from sandboxes.jobs import Call, Phases, source_key
+from sandboxes.jobs import Call, Plan, source_key
 from sandboxes.languages import LanguageSpec, spec_for
 
 # A queued job waits in the runner's stdin pipe (64 KiB on Linux) while the runner writes the previous
@@ -120,7 +120,7 @@ class InOrder:
         spec: LanguageSpec,
         place: Place[Any],
         started: datetime,
-        planned: tuple[Runner, Call | Phases | None] | None = None,
+        planned: tuple[Runner, Plan] | None = None,
     ) -> RunResult:
         """The request with the runner to itself (nothing ahead); ``planned``: its plan for a runner,
         used if that runner is still the one held (a job's paths are its runner's)."""

@@ -24,7 +24,7 @@ from sandboxes.languages import LanguageSpec
 from sandboxes.profiles import sandbox_env
 
 if TYPE_CHECKING:
-    from sandboxes.core import Place, Runner
+    from sandboxes.core import PathMap, Place, Runner
 
 RUNNER_GRACE_S = 30.0  # on top of the phases' own wall limits before the runner itself is presumed hung
 
@@ -47,6 +47,11 @@ class Call:
 
     def __post_init__(self) -> None:
         self.line = encode_job(self.job)
+
+    def perform(self, runner: Runner) -> Phases:
+        """Send the job and wait for its result, with the runner to ourselves."""
+        runner.send(self.line)
+        return self.complete(runner.receive(self.timeout_s))
 
 
 def source_key(request: RunRequest) -> str:
@@ -83,7 +88,7 @@ def run_call(
     """The run phase `repeats` times; each raw run records the command as the sandbox sees it. ``then``
     gets the runs (as phases and raw) and gives the request's phases."""
     paths = runner.paths
-    phase = {**run, "argv": paths.argv(run["argv"]), "env": paths.env(run["env"]), "cwd": paths.workdir}
+    phase = placed_phase(paths, run)
     job = {"id": request.run_id, "reset": reset, "workdir": paths.workdir, "files": files, "phases": [phase]}
 
     def complete(result: dict[str, Any]) -> Phases:
@@ -91,6 +96,11 @@ def run_call(
         return then([to_phase(r, run_verdict(r)) for r in raw], raw)
 
     return Call(job, request.limits.run.wall_s * request.repeats + RUNNER_GRACE_S, complete)
+
+
+def placed_phase(paths: PathMap, phase: dict[str, Any]) -> dict[str, Any]:
+    """A phase as the runner runs it: its /app paths and environment pointed at the runner's workdir."""
+    return {**phase, "argv": paths.argv(phase["argv"]), "env": paths.env(phase["env"]), "cwd": paths.workdir}
 
 
 def raw_runs(phase: dict[str, Any], argv: list[str]) -> list[dict[str, Any]]:
@@ -150,17 +160,13 @@ class CompileStep:
         phase in the same job, only if the compile succeeded."""
         compile_phase = {
             "name": "compile",
-            "argv": self.paths.argv(self.argv),
-            "env": self.paths.env(self.env),
+            "argv": self.argv,
+            "env": self.env,
             "limits": self.request.limits.compile.model_dump(),
             "memory_rlimit": self.spec.memory_rlimit,
-            "cwd": self.paths.workdir,
             "stop_unless_ok": True,
         }
-        phases = [compile_phase]
-        if then is not None:
-            phases.append({**then, "argv": self.paths.argv(then["argv"]), "env": self.paths.env(then["env"])})
-            phases[-1]["cwd"] = self.paths.workdir
+        phases = [placed_phase(self.paths, phase) for phase in (compile_phase, then) if phase is not None]
         return {
             "id": self.request.run_id,
             "reset": True,
@@ -194,6 +200,10 @@ class CompileStep:
 
         timeout_s = self.timeout_s + self.request.limits.run.wall_s * self.request.repeats
         return Call(self.job(then=run), timeout_s, complete)
+
+
+# What the core decides for a request: one job, its phases already known, or its compile first.
+Plan = Call | Phases | CompileStep
 
 
 # -- verdicts ------------------------------------------------------------------------------------------
@@ -235,20 +245,14 @@ def failed(verdict: Verdict, detail: str) -> PhaseResult:
     return PhaseResult(verdict=verdict, detail=detail[:4000])
 
 
+# The raw facts of a run, as the runner reports them and a PhaseResult keeps them.
+RAW_FACTS = (
+    "stdout", "stderr", "stdout_truncated", "stderr_truncated", "exit_code", "signal",
+    "cpu_user_s", "cpu_sys_s", "wall_s", "max_rss_kib",
+)  # fmt: skip
+
+
 def to_phase(run: dict[str, Any], verdict: Verdict, note: str = "") -> PhaseResult:
     detail = "; ".join(part for part in (run.get("detail", ""), note) if part)
-    return PhaseResult(
-        command=tuple(run["argv"]),
-        stdout=run["stdout"],
-        stderr=run["stderr"],
-        stdout_truncated=run["stdout_truncated"],
-        stderr_truncated=run["stderr_truncated"],
-        exit_code=run["exit_code"],
-        signal=run["signal"],
-        cpu_user_s=run["cpu_user_s"],
-        cpu_sys_s=run["cpu_sys_s"],
-        wall_s=run["wall_s"],
-        max_rss_kib=run["max_rss_kib"],
-        verdict=verdict,
-        detail=detail,
-    )
+    facts = {name: run[name] for name in RAW_FACTS}
+    return PhaseResult(command=tuple(run["argv"]), verdict=verdict, detail=detail, **facts)

@@ -115,16 +115,11 @@ class BwrapLauncher:
 
     def close(self) -> None:
         """Idle runners stay warm for the next backend of this process (bwrap only); the rest close."""
-        kept = set()
-        while self.bwrap:
-            try:
-                runner = self.idle.get_nowait()
-            except queue.Empty:
-                break
+        kept = list(self.idle.queue) if self.bwrap else []
+        for runner in kept:
             WARM_RUNNERS.give(self.warm_key(), runner)
-            kept.add(id(runner))
         for runner in self.all_runners:
-            if id(runner) not in kept:
+            if runner not in kept:
                 runner.close()
 
     def warm_key(self) -> tuple[str, ...]:
@@ -199,6 +194,12 @@ class WarmRunners:
         runner.close()  # it died while idle
         return None
 
+    def forget(self) -> None:
+        """Drop every idle runner without closing it, in a forked child: they are its parent's, and so
+        may be the lock (another thread may have held it at the fork)."""
+        self.idle = []
+        self.lock = threading.Lock()
+
     def give(self, key: tuple[str, ...], runner: RunnerProcess) -> None:
         with self.lock:
             self.idle.append((key, runner))
@@ -222,7 +223,7 @@ def lasting_thread() -> ThreadPoolExecutor:
 def forget_runners_in_child() -> None:
     """A forked child shares the warm runners' pipes with its parent and has none of its threads: it
     starts runners of its own, from a thread of its own."""
-    WARM_RUNNERS.idle.clear()
+    WARM_RUNNERS.forget()
     lasting_thread.cache_clear()
 
 
