@@ -72,8 +72,11 @@ def as_they_end(outcomes: dict[str, Future[BatchCounts]]) -> Iterator[tuple[str,
 class HeadStart:
     claims = _claims  # who claims this head start's outcomes: the tasks
 
-    def __init__(self, store_root: Path | str, batch_ids: list[str], unsafe: bool, workers: int) -> None:
+    def __init__(
+        self, store_root: Path | str, plan_id: str, batch_ids: list[str], unsafe: bool, workers: int
+    ) -> None:
         self.store_root = str(store_root)
+        self.plan_id = plan_id
         self.unsafe = unsafe
         self.pending = deque(batch_ids)
         self.stopped = False
@@ -85,7 +88,7 @@ class HeadStart:
             thread.start()
 
     def execute(self, batch_id: str) -> BatchCounts:
-        return execute_batch(self.store_root, batch_id, self.unsafe)
+        return execute_batch(self.store_root, self.plan_id, batch_id, self.unsafe)
 
     def work(self) -> None:
         while (taken := self.take()) is not None:
@@ -145,7 +148,9 @@ class ClusterHeadStart(HeadStart):
 
     claims = _flow_claims  # a task on a worker cannot reach this process: the flow claims them
 
-    def __init__(self, store_root: Path | str, batch_ids: list[str], unsafe: bool, address: str) -> None:
+    def __init__(
+        self, store_root: Path | str, plan_id: str, batch_ids: list[str], unsafe: bool, address: str
+    ) -> None:
         from distributed import Client
 
         from pipeline.errors import EngineUnavailable
@@ -158,12 +163,14 @@ class ClusterHeadStart(HeadStart):
                 hint="check the scheduler (`dask scheduler`, docs/scale-out.md) or drop --dask-address",
             ) from None
         threads = sum(self.client.nthreads().values())
-        super().__init__(store_root, batch_ids, unsafe, max(1, threads))
+        super().__init__(store_root, plan_id, batch_ids, unsafe, max(1, threads))
 
     def execute(self, batch_id: str) -> BatchCounts:
         # A key of its own: no result of an earlier command for this batch is served from the scheduler.
         key = f"surge-head-start-{batch_id}-{uuid.uuid4().hex[:8]}"
-        future = self.client.submit(execute_batch, self.store_root, batch_id, self.unsafe, key=key)
+        future = self.client.submit(
+            execute_batch, self.store_root, self.plan_id, batch_id, self.unsafe, key=key
+        )
         return future.result()
 
     def close(self) -> None:
@@ -173,16 +180,21 @@ class ClusterHeadStart(HeadStart):
 
 @contextmanager
 def head_start(
-    store_root: Path | str, batch_ids: list[str], unsafe: bool, workers: int, dask_address: str | None = None
+    store_root: Path | str,
+    plan_id: str,
+    batch_ids: list[str],
+    unsafe: bool,
+    workers: int,
+    dask_address: str | None = None,
 ) -> Iterator[HeadStart | None]:
     """Run batches until the flow calls ``stop()``; always closed, also on an interrupt."""
     if not batch_ids:
         yield None
         return
     if dask_address:
-        started: HeadStart = ClusterHeadStart(store_root, batch_ids, unsafe, dask_address)
+        started: HeadStart = ClusterHeadStart(store_root, plan_id, batch_ids, unsafe, dask_address)
     else:
-        started = HeadStart(store_root, batch_ids, unsafe, workers)
+        started = HeadStart(store_root, plan_id, batch_ids, unsafe, workers)
     try:
         yield started
     finally:

@@ -65,7 +65,7 @@ class JobFailed(Exception):
     retry_condition_fn=transient,
 )
 def execute_batch(
-    store_root: str, batch_id: str, unsafe: bool, head_start: dict[str, Any] | None = None
+    store_root: str, plan_id: str, batch_id: str, unsafe: bool, head_start: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Run one planned batch in one sandbox; write its rows to the store; return its counts.
 
@@ -74,7 +74,9 @@ def execute_batch(
     if head_start is not None:
         return head_start
     early = claim(batch_id)
-    counts = early.result() if early is not None else execute_planned_batch(store_root, batch_id, unsafe)
+    counts = (
+        early.result() if early is not None else execute_planned_batch(store_root, plan_id, batch_id, unsafe)
+    )
     return counts.model_dump()
 
 
@@ -90,9 +92,11 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") ->
     store = Store(Path(store_root))
     batch_sizes = store.plan_batches(plan_id)
     on_cluster = claim_taken_by_cluster(list(batch_sizes))
-    futures = [execute_batch.submit(store_root, b, unsafe) for b in batch_sizes if b not in on_cluster]
+    futures = [
+        execute_batch.submit(store_root, plan_id, b, unsafe) for b in batch_sizes if b not in on_cluster
+    ]
     futures += [
-        execute_batch.submit(store_root, batch_id, unsafe, head_start=counts)
+        execute_batch.submit(store_root, plan_id, batch_id, unsafe, head_start=counts)
         for batch_id, counts in as_they_end(on_cluster)
     ]
     progress = Progress(label, len(batch_sizes), sum(batch_sizes.values()))

@@ -1,10 +1,10 @@
 """Plan run requests into batches in the store, and execute one batch from the store (no engine here).
 
 The flows (``flows/run_programs.py``) only pass references: the store path, a plan id, a batch id. A batch
-reads its requests from the store's manifest, skips the runs already stored (a re-run of a finished batch,
-e.g. after a Dask worker died, PrefectHQ/prefect#15442, writes nothing), executes the rest in one
-sandbox, and writes its rows as one part named after the batch, so writing it twice replaces it whole:
-no row is lost and none is stored twice.
+reads its requests from its row group of the plan's part in the store's manifest, skips the runs already
+stored (a re-run of a finished batch, e.g. after a Dask worker died, PrefectHQ/prefect#15442, writes
+nothing), executes the rest in one sandbox, and writes its rows as one part named after the batch, so
+writing it twice replaces it whole: no row is lost and none is stored twice.
 """
 
 from __future__ import annotations
@@ -99,16 +99,19 @@ def plan(
     return store.plan(batches), len(batches)
 
 
-def execute_batch(store_root: Path | str, batch_id: str, unsafe: bool) -> BatchCounts:
+def execute_batch(store_root: Path | str, plan_id: str, batch_id: str, unsafe: bool) -> BatchCounts:
     """Run one planned batch in one sandbox and store its rows; sandbox errors are quarantined, not rows."""
     from pipeline.store import Store
     from sandboxes import open_backend
 
     store = Store(store_root)
-    requests = store.batch_requests(batch_id)
+    try:
+        requests = store.batch_requests(plan_id, batch_id)
+    except SurgeError as error:
+        raise BatchFailed(str(error), error.hint or "run `surge store check`") from None
     if not requests:
         raise BatchFailed(
-            f"batch {batch_id} is not in the manifest of {store_root}",
+            f"batch {batch_id} is not in plan {plan_id} of {store_root}",
             "the workers must see the same store as the command: put it on a shared path (docs/scale-out.md)",
         )
     stored = store.stored_run_ids([r.run_id for r in requests])

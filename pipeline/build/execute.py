@@ -8,8 +8,6 @@ repeating work; a sandbox failure is never stored as the program's result.
 
 from __future__ import annotations
 
-import pyarrow.compute as pc
-
 from pipeline.records import RunRequest, RunResult, Verdict
 from pipeline.store import Store
 
@@ -17,7 +15,7 @@ from pipeline.store import Store
 def stored_runs(store: Store, run_ids: set[str]) -> dict[str, RunResult]:
     if not run_ids or not store.runs.part_files():
         return {}
-    found = store.runs.records(filter=pc.field("run_id").isin(sorted(run_ids)))
+    found = store.runs.records(where={"run_id": sorted(run_ids)})
     return {run.run_id: run for run in found if run.repeats >= 1}
 
 

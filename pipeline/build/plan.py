@@ -9,8 +9,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import pyarrow.compute as pc
-
 from pipeline.build.records import BuildConfig, BuildItem, plan_table
 from pipeline.errors import ConfigurationError
 from pipeline.records import LabelProtocol, Language, Program, ProgramFile, SourceItem, content_id
@@ -186,8 +184,6 @@ def write_plan(store: Store, config: BuildConfig, start: int, count: int) -> int
 
 
 def read_batch(store: Store, build_key: str, batch: int) -> list[BuildItem]:
-    rows = plan_table(store).records(
-        filter=(pc.field("build_key") == build_key) & (pc.field("batch") == batch)
-    )
+    rows = plan_table(store).records(where={"build_key": build_key, "batch": batch})
     unique = {item.item_id: item for item in rows}
     return sorted(unique.values(), key=lambda item: item.index)

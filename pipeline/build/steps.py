@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-import pyarrow.compute as pc
-
 from pipeline.build import dr, manual, prove, refactor, repository
 from pipeline.build.plan import read_batch, write_plan
 from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
@@ -24,7 +22,7 @@ from pipeline.subsets.base import ConstructionMethod
 def outcomes(store: Store, build_key: str) -> dict[str, BuildOutcome]:
     """item_id -> outcome, for one build (the first recorded, if a batch was ever retried)."""
     found: dict[str, BuildOutcome] = {}
-    for outcome in outcome_table(store).records(filter=pc.field("build_key") == build_key):
+    for outcome in outcome_table(store).records(where={"build_key": build_key}):
         found.setdefault(outcome.item_id, outcome)
     return found
 
@@ -64,9 +62,7 @@ def kept_rows(store: Store, build_key: str) -> int:
 
 def write_dataset(store: Store, config: BuildConfig, n: int) -> int:
     """The first n candidate rows in item order become the subset's rows in the dataset table."""
-    by_id = {
-        row.row_id: row for row in candidate_table(store).records(filter=pc.field("subset") == config.subset)
-    }
+    by_id = {row.row_id: row for row in candidate_table(store).records(where={"subset": config.subset})}
     chosen: list[DatasetRow] = []
     for outcome in sorted(outcomes(store, config.build_key).values(), key=lambda o: o.index):
         chosen += [by_id[row_id] for row_id in outcome.row_ids if row_id in by_id]

@@ -149,12 +149,10 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _rows(store: Any, conversions: list[Any], profiles: list[Any], requests: list[Any]) -> list[Any]:
-    import pyarrow.compute as pc
-
     from pipeline.audit.plan import audit_rows, pick_stored
 
     wanted = [r.run_id for r in requests]
-    stored = store.runs.records(filter=pc.field("run_id").isin(wanted)) if wanted else []
+    stored = store.runs.records(where={"run_id": wanted}) if wanted else []
     return audit_rows(conversions, profiles, pick_stored(stored))
 
 

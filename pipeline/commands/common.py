@@ -154,7 +154,10 @@ def run_planned(
     from pipeline.errors import EngineUnavailable
 
     batch_ids = list(store.plan_batches(plan_id))
-    with prompt_batch_threads(), head_start(store.root, batch_ids, unsafe, workers, dask_address) as early:
+    with (
+        prompt_batch_threads(),
+        head_start(store.root, plan_id, batch_ids, unsafe, workers, dask_address) as early,
+    ):
         from flows.run_programs import run_job  # imports Prefect, while the head start already runs
 
         try:

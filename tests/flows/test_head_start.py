@@ -70,7 +70,7 @@ def test_batches_run_before_the_api_answers_and_are_task_runs_once(
 
 
 def test_a_claim_is_given_once_and_a_stopped_head_start_takes_nothing(tmp_path: Path) -> None:
-    early = head_start_module.HeadStart(tmp_path, [], unsafe=False, workers=1)
+    early = head_start_module.HeadStart(tmp_path, "plan", [], unsafe=False, workers=1)
     early.close()
     early.pending.extend(["b1", "b2"])
     assert early.take() is None  # stopped: the flow runs the rest itself

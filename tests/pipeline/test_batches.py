@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.batches import LARGEST_BATCH, SMALLEST_BATCH, batched, guided_sizes, plan
 from pipeline.records import Program, RunRequest
-from pipeline.store import Store
+from pipeline.store import Store, StoreError, batch_id_for
 from sandboxes.profiles import get_profile
 
 PROFILE = get_profile("default")
@@ -49,6 +50,30 @@ def test_a_fixed_batch_size_is_kept_and_backends_never_mix() -> None:
 def test_the_flow_gets_the_largest_batches_first(tmp_path: Path) -> None:
     store = Store(tmp_path)
     plan_id, count = plan(store, requests(300), None, workers=2)
-    sizes = [len(store.batch_requests(batch_id)) for batch_id in store.plan_batches(plan_id)]
+    sizes = [len(store.batch_requests(plan_id, batch_id)) for batch_id in store.plan_batches(plan_id)]
     assert len(sizes) == count and sum(sizes) == 300
     assert sizes == sorted(sizes, reverse=True) and sizes == guided_sizes(300, 2)
+
+
+def test_a_plan_is_one_part_with_a_row_group_per_batch_read_alone(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    first, count = plan(store, requests(100), None, workers=2)
+    other, _ = plan(store, requests(30)[10:], 8)  # a second plan in the same store
+    part = pq.ParquetFile(store.plan_part(first))
+    assert part.metadata.num_row_groups == count
+    sizes = store.plan_batches(first)
+    assert sorted(sizes.values(), reverse=True) == guided_sizes(100, 2)
+    for batch_id, size in sizes.items():
+        batch = store.batch_requests(first, batch_id)
+        assert len(batch) == size and batch_id_for(batch) == batch_id
+    assert sum(len(store.batch_requests(other, b)) for b in store.plan_batches(other)) == 20
+    assert store.batch_requests(other, next(iter(sizes))) == []  # a batch of another plan
+    written = store.plan_part(first).stat().st_mtime_ns
+    assert plan(store, requests(100), None, workers=2) == (first, count)  # planned once
+    assert store.plan_part(first).stat().st_mtime_ns == written
+
+
+def test_a_plan_the_store_lacks_is_a_store_error_with_its_fix(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="not in the manifest") as raised:
+        Store(tmp_path).plan_batches("no-such-plan")
+    assert "shared path" in (raised.value.hint or "")

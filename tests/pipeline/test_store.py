@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -49,8 +48,34 @@ def test_resume_sees_stored_ids_and_filters_read(tmp_path: Path) -> None:
     with store.runs as runs:
         runs.append([ok, bad])
     assert Store(tmp_path).runs.existing_ids() == {ok.run_id, bad.run_id}
-    failed = list(store.runs.records(filter=pc.field("verdict") == "runtime_error"))
+    failed = list(store.runs.records(where={"verdict": "runtime_error"}))
     assert [r.run_id for r in failed] == [bad.run_id]
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"verdict": "runtime_error"},
+        {"verdict": ["ok", "runtime_error"], "language": "python"},
+        {"label": ("0\n", "4\n", "no such label")},
+        {"verdict": "timeout"},
+    ],
+)
+def test_reading_parts_of_todays_schema_directly_matches_the_dataset_read(
+    tmp_path: Path, where: dict[str, object]
+) -> None:
+    store = Store(tmp_path)
+    verdicts = [Verdict.OK, Verdict.RUNTIME_ERROR, Verdict.OK]
+    for first in (0, 3):  # two parts
+        store.runs.append(
+            make_result(f"print({i})", f"{i}\n", verdicts[i - first]) for i in range(first, first + 3)
+        )
+        store.runs.flush()
+    columns = ["run_id", "verdict"]
+    direct = store.runs.read(columns=columns, where=where)
+    through_dataset = store.runs.dataset().to_table(filter=store_module.expression_of(where), columns=columns)
+    assert direct.num_rows > 0 or where == {"verdict": "timeout"}
+    assert sorted(direct.to_pylist(), key=str) == sorted(through_dataset.to_pylist(), key=str)
 
 
 def test_buffer_turns_into_parts_of_bounded_size(tmp_path: Path) -> None:
@@ -162,3 +187,20 @@ def test_store_check_and_compact_cover_every_table(
         "cleaned": False,
     }
     assert checked["extra"]["parts"] == 1 and checked["extra"]["rows"] == 2
+
+
+def test_a_part_replaced_whole_is_read_again_for_its_ids(tmp_path: Path) -> None:
+    # Each part's ids are read once per process; a part rewritten under its name (a batch run again) or
+    # merged away by a compaction must not answer from what it held before.
+    store = Store(tmp_path)
+    first, second, third = (make_result(f"print({n})") for n in range(3))
+    store.runs.append([first])
+    store.runs.flush(name="part-batch-x.parquet")
+    assert store.stored_run_ids([first.run_id, second.run_id]) == {first.run_id}
+    store.runs.append([second])
+    store.runs.flush(name="part-batch-x.parquet")
+    assert store.stored_run_ids([first.run_id, second.run_id]) == {second.run_id}
+    store.runs.append([third])
+    store.runs.flush()
+    store.runs.compact()
+    assert Store(tmp_path).runs.existing_ids() == {second.run_id, third.run_id}
