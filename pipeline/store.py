@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeGuard, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -226,7 +226,7 @@ def row_mask(table: pa.Table, where: Where) -> pa.ChunkedArray:
     for column, wanted in where.items():
         values = table.column(column)
         if is_value_list(wanted):
-            hit = pc.is_in(values, value_set=pa.array(list(wanted), type=values.type))  # type: ignore[arg-type]
+            hit = pc.is_in(values, value_set=pa.array(list(wanted), type=values.type))
         else:
             hit = pc.equal(values, pa.scalar(wanted, type=values.type))
         mask = hit if mask is None else pc.and_(mask, hit)
@@ -238,12 +238,12 @@ def expression_of(where: Where) -> pc.Expression | None:
     expression = None
     for column, wanted in where.items():
         field = pc.field(column)
-        condition = field.isin(list(wanted)) if is_value_list(wanted) else field == wanted  # type: ignore[arg-type]
+        condition = field.isin(list(wanted)) if is_value_list(wanted) else field == wanted
         expression = condition if expression is None else expression & condition
     return expression
 
 
-def is_value_list(wanted: object) -> bool:
+def is_value_list(wanted: object) -> TypeGuard[Collection[object]]:
     return isinstance(wanted, Collection) and not isinstance(wanted, (str, bytes))
 
 
