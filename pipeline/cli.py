@@ -150,8 +150,10 @@ def entry() -> NoReturn:
     argv = sys.argv[1:]
     if argv[:1] and argv[0] in FLOW_COMMANDS and not {"-h", "--help"} & set(argv):
         from flows.runtime import prestart_api
+        from pipeline.schema import skip_pyarrows_pandas_probe
 
         prestart_api()  # stopped at exit, used or not (a refused command, nothing left to run)
+        skip_pyarrows_pandas_probe()
     exit_now(main(argv))
 
 

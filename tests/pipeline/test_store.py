@@ -204,3 +204,23 @@ def test_a_part_replaced_whole_is_read_again_for_its_ids(tmp_path: Path) -> None
     store.runs.flush()
     store.runs.compact()
     assert Store(tmp_path).runs.existing_ids() == {second.run_id, third.run_id}
+
+
+def test_the_executable_writes_and_reads_parts_without_importing_pandas(tmp_path: Path) -> None:
+    # pyarrow's first list conversion imports pandas (0.18 CPU-s) only to ask whether the list is pandas';
+    # the `surge` executable answers that probe without it, and pandas still loads when asked for.
+    probe = (
+        "import sys; from pipeline.schema import skip_pyarrows_pandas_probe; skip_pyarrows_pandas_probe(); "
+        "from pipeline.store import Store; from tests.factories import make_result; "
+        "store = Store(sys.argv[1]); store.runs.append([make_result()]); store.runs.flush(); "
+        "assert store.runs.read(columns=['verdict']).column(0).to_pylist() == ['ok']; "
+        "assert 'pandas' not in sys.modules, 'pandas was imported'; "
+        "assert list(store.runs.read(columns=['verdict']).to_pandas()['verdict']) == ['ok']"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[2],
+    )
+    assert done.returncode == 0, done.stderr[-800:]
