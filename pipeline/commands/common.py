@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -151,17 +151,22 @@ def run_planned(
     cluster, while Prefect's API starts (flows/head_start.py); if the API never comes up, the batches it
     finished are real runs, stored and counted, and the API's failure is ours."""
     from flows.head_start import head_start
+    from pipeline.batches import sandbox_slots
     from pipeline.errors import EngineUnavailable
 
     batch_ids = list(store.plan_batches(plan_id))
+    # Here: one batch thread more than cores, ``workers`` of them running programs at a time (see
+    # sandbox_slots). On Dask each worker thread is one batch.
+    threads = workers if dask_address else workers + 1
     with (
         prompt_batch_threads(),
-        head_start(store.root, plan_id, batch_ids, unsafe, workers, dask_address) as early,
+        sandbox_slots(workers) if not dask_address else nullcontext(),
+        head_start(store.root, plan_id, batch_ids, unsafe, threads, dask_address) as early,
     ):
         from flows.run_programs import run_job  # imports Prefect, while the head start already runs
 
         try:
-            return run_job(store.root, plan_id, batches, unsafe, workers, dask_address, name)
+            return run_job(store.root, plan_id, batches, unsafe, threads, dask_address, name)
         except EngineUnavailable as error:
             if early is None:
                 raise  # nothing ran: refused before any work

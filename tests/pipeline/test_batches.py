@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.batches import LARGEST_BATCH, SMALLEST_BATCH, batched, guided_sizes, plan
+from pipeline.batches import (
+    LARGEST_BATCH,
+    SMALLEST_BATCH,
+    batched,
+    execute_batch,
+    guided_sizes,
+    plan,
+    sandbox_slots,
+)
 from pipeline.records import Program, RunRequest
 from pipeline.store import Store, StoreError, batch_id_for
 from sandboxes.profiles import get_profile
@@ -34,7 +48,7 @@ def test_guided_sizes_cover_every_run_within_the_bounds(count: int, workers: int
 
 def test_guided_sizes_make_few_task_runs_and_a_short_tail() -> None:
     sizes = guided_sizes(1000, 2)
-    assert len(sizes) <= 25  # 63 batches at a fixed 16
+    assert len(sizes) <= 28  # 63 batches at a fixed 16
     assert sizes[0] == LARGEST_BATCH and sizes[-3:] == [SMALLEST_BATCH] * 2 + [sizes[-1]]
 
 
@@ -44,7 +58,8 @@ def test_a_fixed_batch_size_is_kept_and_backends_never_mix() -> None:
     assert [len(batch) for batch in batches] == [2, 2, 1, 2, 1]
     assert all(len({request.backend for request in batch}) == 1 for batch in batches)
     guided = batched(mixed, None, workers=2)
-    assert [len(batch) for batch in guided] == [5, 3]
+    assert [len(batch) for batch in guided] == guided_sizes(5, 2) + guided_sizes(3, 2)
+    assert all(len({request.backend for request in batch}) == 1 for batch in guided)
 
 
 def test_the_flow_gets_the_largest_batches_first(tmp_path: Path) -> None:
@@ -77,3 +92,38 @@ def test_a_plan_the_store_lacks_is_a_store_error_with_its_fix(tmp_path: Path) ->
     with pytest.raises(StoreError, match="not in the manifest") as raised:
         Store(tmp_path).plan_batches("no-such-plan")
     assert "shared path" in (raised.value.hint or "")
+
+
+def test_sandbox_slots_bound_the_batches_running_programs_not_the_batch_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, require_bwrap: None
+) -> None:
+    # Three batch threads, two slots: at most two batches run programs at once (real bwrap runs); the third
+    # reads its requests meanwhile, and every batch stores its rows.
+    import sandboxes
+
+    store = Store(tmp_path)
+    plan_id, _ = plan(store, requests(6), 2)
+    inside, most = [0], [0]
+    lock = threading.Lock()
+    real_open = sandboxes.open_backend
+
+    @contextmanager
+    def counted(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        try:
+            with real_open(*args, **kwargs) as backend:
+                yield backend
+                time.sleep(0.2)  # hold the slot a while: a third batch would overlap here
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(sandboxes, "open_backend", counted)
+    with sandbox_slots(2), ThreadPoolExecutor(3) as pool:
+        counts = list(
+            pool.map(lambda b: execute_batch(tmp_path, plan_id, b, False), store.plan_batches(plan_id))
+        )
+    assert most[0] == 2
+    assert sum(c.written for c in counts) == 6 and len(store.runs.existing_ids()) == 6
