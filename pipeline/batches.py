@@ -105,9 +105,11 @@ def plan(
 
 
 # How many batches of this process may run programs at once (unset: every batch thread, as on a Dask
-# worker). A command sets it to its cores and runs one batch thread more than that (``sandbox_slots``):
-# while one batch reads its requests or writes its rows, which left its core idle ~35 ms at every batch
-# boundary (measured: 0.8 core-s in a 1,000-program job), the other batches' programs keep the cores busy.
+# worker). A command sets it to its cores and runs one batch thread more than that (``sandbox_slots``): a
+# batch's own work before its first program and after its last (its requests, its part) took ~35 ms of
+# its core (0.8 s over the 23 batches of a 1,000-program job, measured); the spare thread does it while
+# the other batches' programs run. Alone that was not visible on the wall; it is what lets the last
+# batches be small (SMALLEST_BATCH) without a task run's cost each.
 _running: list[threading.BoundedSemaphore] = []
 
 

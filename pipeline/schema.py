@@ -50,7 +50,6 @@ class _HidePandas(importlib.abc.MetaPathFinder):
 
 
 _HIDE_PANDAS = _HidePandas()
-skip_pyarrows_pandas_probe()
 
 
 def arrow_type(annotation: Any) -> pa.DataType:

@@ -224,3 +224,15 @@ def test_the_executable_writes_and_reads_parts_without_importing_pandas(tmp_path
         cwd=Path(__file__).parents[2],
     )
     assert done.returncode == 0, done.stderr[-800:]
+
+
+def test_importing_the_store_leaves_pyarrows_pandas_integration_alone() -> None:
+    # Only the executable skips the probe: a library user's pandas objects still convert as pandas'.
+    probe = (
+        "import pipeline.store, pandas, pyarrow as pa; "
+        "assert pa.array(pandas.Series(['a', None])).to_pylist() == ['a', None]"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=Path(__file__).parents[2]
+    )
+    assert done.returncode == 0, done.stderr[-800:]
