@@ -261,10 +261,9 @@ def write_part(
     with pq.ParquetWriter(temporary, table.schema, compression="zstd") as writer:
         if row_groups is None:
             writer.write_table(table, row_group_size=ROWS_PER_ROW_GROUP)
-        for start, rows in zip(
-            itertools.accumulate(row_groups or [], initial=0), row_groups or [], strict=False
-        ):
-            writer.write_table(table.slice(start, rows), row_group_size=max(1, rows))
+        else:
+            for start, rows in zip(itertools.accumulate(row_groups, initial=0), row_groups, strict=False):
+                writer.write_table(table.slice(start, rows), row_group_size=max(1, rows))
     with open(temporary, "rb") as written:
         os.fsync(written.fileno())
     os.replace(temporary, final)
