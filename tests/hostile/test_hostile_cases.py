@@ -1,0 +1,93 @@
+"""The hostile-input suite: every case in ``cases/`` through the real ``surge`` command (see README.md)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+CASES = Path(__file__).parent / "cases"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BUG_EXIT_CODE = 70
+COMMAND_TIMEOUT_S = 300
+KNOWN_KEYS = {"why", "argv", "files", "before", "exit_code", "stderr", "stdout", "quarantine"}
+
+
+def case_files() -> list[Path]:
+    return sorted(CASES.rglob("*.yaml"))
+
+
+def load_case(path: Path) -> dict[str, Any]:
+    case = yaml.safe_load(path.read_text(encoding="utf-8"))
+    unknown = set(case) - KNOWN_KEYS
+    assert not unknown, f"{path}: unknown keys {sorted(unknown)} (README.md lists the format)"
+    assert {"why", "argv", "exit_code"} <= set(case), f"{path}: needs why, argv and exit_code"
+    return case
+
+
+def fill(argv: list[Any], places: dict[str, str]) -> list[str]:
+    return [str(arg).format(**places) for arg in argv]
+
+
+def surge(argv: list[str], cwd: Path, prefect_home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("SURGE_DEBUG", None)  # the user's view: one line, never a traceback on request
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=COMMAND_TIMEOUT_S,
+    )
+
+
+def quarantine_reasons(store: Path) -> list[str]:
+    parts = sorted((store / "quarantine").glob("*.parquet"))
+    return [
+        reason for part in parts for reason in pq.read_table(part, columns=["reason"]).column(0).to_pylist()
+    ]
+
+
+@pytest.fixture(scope="module")
+def prefect_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("hostile-prefect")
+
+
+def test_the_suite_has_cases() -> None:
+    assert case_files(), f"no cases under {CASES}"
+
+
+@pytest.mark.parametrize("path", case_files(), ids=lambda p: str(p.relative_to(CASES).with_suffix("")))
+def test_hostile_case(path: Path, tmp_path: Path, prefect_home: Path) -> None:
+    case = load_case(path)
+    case_dir, work_dir = tmp_path / "case", tmp_path / "work"
+    case_dir.mkdir()
+    work_dir.mkdir()
+    for name, text in (case.get("files") or {}).items():
+        target = case_dir / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    places = {"case": str(case_dir), "store": str(tmp_path / "store"), "tmp": str(work_dir)}
+    for before in case.get("before") or []:
+        done = surge(fill(before, places), work_dir, prefect_home)
+        assert done.returncode == 0, f"setup command {before} failed:\n{done.stderr}"
+    result = surge(fill(case["argv"], places), work_dir, prefect_home)
+    shown = f"why: {case['why']}\nexit {result.returncode}\nout:\n{result.stdout}\nerr:\n{result.stderr}"
+    assert "Traceback" not in result.stderr, shown
+    assert result.returncode != BUG_EXIT_CODE, shown
+    assert result.returncode == case["exit_code"], shown
+    for stream in ("stderr", "stdout"):
+        if case.get(stream):
+            assert re.search(case[stream], getattr(result, stream)), f"{stream} !~ {case[stream]!r}\n{shown}"
+    if case.get("quarantine"):
+        reasons = quarantine_reasons(Path(places["store"]))
+        assert any(re.search(case["quarantine"], r) for r in reasons), f"quarantine: {reasons}\n{shown}"
