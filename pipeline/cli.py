@@ -65,8 +65,18 @@ def load_command(name: str) -> ModuleType:
     return importlib.import_module(COMMANDS[name])
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A bad flag is refused like every other error: one line, ``surge CMD: error: WHAT (fix: HOW)``, exit 2
+    (argparse's default prints the whole usage block first)."""
+
+    def error(self, message: str) -> NoReturn:
+        reason = " ".join(message.split())
+        print(f"{self.prog}: error: {reason} (fix: see `{self.prog} --help`)", file=sys.stderr)
+        sys.exit(REFUSED_EXIT_CODE)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="surge",
         description="Build, run and audit execution-prediction benchmarks (SURGE).",
         epilog="Run `surge COMMAND --help` for a command's options and an example.",

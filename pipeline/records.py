@@ -281,8 +281,9 @@ class ExecutionSetting(Frozen):
 
 
 class PhaseLimits(Frozen):
-    cpu_s: float = Field(default=10.0, gt=0)
-    wall_s: float = Field(default=20.0, gt=0)
+    # Finite only: an infinite limit is no limit, and no sandbox can set it.
+    cpu_s: float = Field(default=10.0, gt=0, allow_inf_nan=False)
+    wall_s: float = Field(default=20.0, gt=0, allow_inf_nan=False)
     memory_mib: int = Field(default=1024, gt=0)
     processes: int = Field(default=64, gt=0)
     output_bytes: int = Field(default=1 << 20, gt=0, description="per stream; the rest is cut and flagged")

@@ -12,7 +12,11 @@ from pipeline.commands.common import (
     add_dask_argument,
     add_limit_arguments,
     add_store_argument,
+    limit_seconds,
     limits_from_args,
+    positive_int,
+    repeats_count,
+    time_margin,
 )
 from pipeline.subsets import REGISTRY
 
@@ -39,8 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--report", type=Path, default=None, help="HTML report (default: STORE/audit-report.html)"
     )
-    parser.add_argument("--repeats", type=int, default=2, help="runs per program, to detect non-determinism")
-    parser.add_argument("--limit", type=int, default=None, help="at most N records per subset")
+    parser.add_argument(
+        "--repeats", type=repeats_count, default=2, help="runs per program (1-100), to detect non-determinism"
+    )
+    parser.add_argument(
+        "--limit", type=positive_int, default=None, help="at most N records per subset (N >= 1)"
+    )
     parser.add_argument(
         "--backend",
         default="auto",
@@ -52,13 +60,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_limit_arguments(parser)
     parser.add_argument(
         "--time-margin",
-        type=float,
+        type=time_margin,
         default=2.0,
         help="a record with a recorded run time (sc/tc) gets a CPU limit of that time x this margin + 1 s",
     )
     parser.add_argument(
         "--time-cap-s",
-        type=float,
+        type=limit_seconds,
         default=300.0,
         help="the most CPU seconds a recorded time can raise a limit to",
     )

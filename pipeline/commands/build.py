@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pipeline.commands.common import add_store_argument
+from pipeline.commands.common import (
+    add_store_argument,
+    batch_size,
+    repeats_count,
+    seed_number,
+    workers_count,
+)
 from pipeline.errors import ConfigurationError
 from pipeline.subsets import REGISTRY, RELEASED
 from pipeline.subsets.base import ConstructionMethod
@@ -24,12 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_store_argument(parser)
     parser.add_argument("--n", type=int, default=None, help="rows per subset (default: SURGE's Table 1 size)")
-    parser.add_argument("--seed", type=int, default=0, help="same seed, same instances, row for row")
+    parser.add_argument("--seed", type=seed_number, default=0, help="same seed, same instances, row for row")
     parser.add_argument(
         "--profile", default="default", help="environment profile (dr: default means surge-dr)"
     )
     parser.add_argument(
-        "--repeats", type=int, default=3, help="tc: runs per instance for the CPU-time median"
+        "--repeats",
+        type=repeats_count,
+        default=3,
+        help="tc: runs per instance for the CPU-time median (1-100)",
     )
     parser.add_argument(
         "--templates",
@@ -49,8 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--backend", default="bwrap", help="bwrap (default) or docker")
     parser.add_argument("--unsafe", action="store_true", help="allow running without bubblewrap")
-    parser.add_argument("--batch-size", type=int, default=16, help="items per task (one sandbox per batch)")
-    parser.add_argument("--workers", type=int, default=2, help="programs run concurrently in a sandbox")
+    parser.add_argument(
+        "--batch-size", type=batch_size, default=16, help="items per task, 1-1000 (one sandbox per batch)"
+    )
+    parser.add_argument(
+        "--workers", type=workers_count, default=2, help="programs run concurrently in a sandbox (1-256)"
+    )
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,15 +22,74 @@ DEFAULT_STORE = Path(".surge/store")
 BACKEND_CHOICES = ("bwrap", "docker")
 
 
-def positive_int(text: str) -> int:
-    """argparse type: a whole number >= 1 (``--repeats 0`` is refused with the reason, not a traceback)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+# The documented range of every numeric flag. A number outside is refused while the flags are parsed (exit 2,
+# one line naming the flag and the range), never carried into the work: `--wall-s 1e12` once overflowed a
+# thread wait mid-batch, `--cpu-s inf` reached the sandbox as a limit it could not set.
+MAX_LIMIT_S = 86_400.0  # one day of CPU or wall time per phase
+MAX_MEMORY_MIB = 1 << 20  # 1 TiB
+MAX_OUTPUT_BYTES = 1 << 30  # 1 GiB kept per stream
+MAX_REPEATS = 100
+MAX_WORKERS = 256
+MAX_BATCH_SIZE = 1_000
+MAX_COUNT = 10_000_000  # --limit and the like: items, records
+MAX_SEED = (1 << 63) - 1  # stored as a signed 64-bit integer
+MAX_PORT = 65_535
+MAX_PRICE_USD = 1_000.0
+MAX_TIME_MARGIN = 100.0
+TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_.~-]{16,256}$")  # URL-safe: it travels in ?token=
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """argparse type: a whole number in [low, high] (``--repeats 0`` is refused with the range)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ({low}-{high})") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low}-{high}, not {value}")
+        return value
+
+    parse.__name__ = f"whole number {low}-{high}"
+    return parse
+
+
+def bounded_float(low: float, high: float, low_included: bool = False) -> Callable[[str], float]:
+    """argparse type: a finite number in (low, high] ([low, high] with ``low_included``); inf and nan are
+    refused, as are numbers no limit can hold."""
+    shown = f"{'[' if low_included else '('}{low:g}, {high:g}]"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number in {shown}") from None
+        above_low = value >= low if low_included else value > low
+        if not math.isfinite(value) or not above_low or value > high:
+            raise argparse.ArgumentTypeError(f"must be a finite number in {shown}, not {text}")
+        return value
+
+    parse.__name__ = f"number in {shown}"
+    return parse
+
+
+positive_int = bounded_int(1, MAX_COUNT)
+repeats_count = bounded_int(1, MAX_REPEATS)
+workers_count = bounded_int(1, MAX_WORKERS)
+batch_size = bounded_int(1, MAX_BATCH_SIZE)
+seed_number = bounded_int(0, MAX_SEED)
+port_number = bounded_int(0, MAX_PORT)
+limit_seconds = bounded_float(0.0, MAX_LIMIT_S)
+price_usd = bounded_float(0.0, MAX_PRICE_USD, low_included=True)
+time_margin = bounded_float(1.0, MAX_TIME_MARGIN, low_included=True)
+
+
+def access_token(text: str) -> str:
+    """argparse type: a token a URL carries unchanged, long enough not to be guessed."""
+    if not TOKEN_PATTERN.match(text):
+        raise argparse.ArgumentTypeError("must be 16-256 characters of A-Z a-z 0-9 _ . ~ -")
+    return text
 
 
 def add_store_argument(parser: argparse.ArgumentParser) -> None:
@@ -59,23 +120,37 @@ def add_dask_argument(parser: argparse.ArgumentParser) -> None:
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--batch-size",
-        type=positive_int,
+        type=batch_size,
         default=None,
-        help="programs per task, one sandbox per batch (default: automatic, large batches first and down "
-        f"to {SMALLEST_BATCH} at the end, at most {LARGEST_BATCH})",
+        help=f"programs per task (1-{MAX_BATCH_SIZE}), one sandbox per batch (default: automatic, large "
+        f"batches first and down to {SMALLEST_BATCH} at the end, at most {LARGEST_BATCH})",
     )
     parser.add_argument(
-        "--workers", type=positive_int, default=None, help="batches in parallel (default: CPU cores)"
+        "--workers",
+        type=workers_count,
+        default=None,
+        help=f"batches in parallel, 1-{MAX_WORKERS} (default: CPU cores)",
     )
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     run = PhaseLimits()
     group = parser.add_argument_group("run-phase limits")
-    group.add_argument("--cpu-s", type=float, default=run.cpu_s, help="CPU seconds")
-    group.add_argument("--wall-s", type=float, default=run.wall_s, help="wall-clock seconds")
-    group.add_argument("--memory-mib", type=int, default=run.memory_mib, help="memory, MiB")
-    group.add_argument("--output-bytes", type=int, default=run.output_bytes, help="bytes kept per stream")
+    day = f"(0, {MAX_LIMIT_S:g}]"
+    group.add_argument("--cpu-s", type=limit_seconds, default=run.cpu_s, help=f"CPU seconds {day}")
+    group.add_argument("--wall-s", type=limit_seconds, default=run.wall_s, help=f"wall-clock seconds {day}")
+    group.add_argument(
+        "--memory-mib",
+        type=bounded_int(1, MAX_MEMORY_MIB),
+        default=run.memory_mib,
+        help=f"memory, MiB (1-{MAX_MEMORY_MIB})",
+    )
+    group.add_argument(
+        "--output-bytes",
+        type=bounded_int(1, MAX_OUTPUT_BYTES),
+        default=run.output_bytes,
+        help=f"bytes kept per stream (1-{MAX_OUTPUT_BYTES})",
+    )
 
 
 def limits_from_args(args: argparse.Namespace) -> Limits:

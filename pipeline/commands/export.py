@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from pipeline.commands.common import seed_number
 from pipeline.dataset import import_released, read_rows, write_rows
 from pipeline.errors import InputError
 from pipeline.export.card import render_card
@@ -28,7 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--faithful", action="store_true", help="reproduce the release's prompt defects (default: corrected)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="few-shot example draw (default: 0)")
+    parser.add_argument(
+        "--seed", type=seed_number, default=0, help="few-shot example draw, 0-2^63-1 (default: 0)"
+    )
     parser.add_argument("--subset", action="append", choices=tuple(REGISTRY), help="only these (repeatable)")
     parser.add_argument(
         "--import-release",

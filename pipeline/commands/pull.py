@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from pipeline.commands.common import add_store_argument
+from pipeline.commands.common import add_store_argument, workers_count
 from pipeline.errors import ConfigurationError
 
 HELP = "clone or update upstream sources at pinned commits and store their items (table 'items')"
@@ -41,7 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"folder of the checkouts (default: {DEFAULT_CACHE})",
     )
     parser.add_argument(
-        "--workers", type=int, default=None, help="sources pulled in parallel (default: CPU cores)"
+        "--workers",
+        type=workers_count,
+        default=None,
+        help="sources pulled in parallel, 1-256 (default: CPU cores)",
     )
     add_store_argument(parser)
 

@@ -6,6 +6,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from pipeline.commands.common import (
+    MAX_PRICE_USD,
+    batch_size,
+    bounded_int,
+    positive_int,
+    price_usd,
+    workers_count,
+)
+
 HELP = (
     "turn source items (JSONL or a store's items table) into programs with an LLM and queue them for review"
 )
@@ -13,6 +22,7 @@ EXAMPLE = (
     "surge refactor .surge/store --db .surge/review.db --llm-model gpt-4o-mini --max-rounds 3 --limit 20"
 )
 DEFAULT_DB = Path(".surge/review.db")
+MAX_ROUNDS = 20
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,12 +35,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--method", default=None, help="force a method: mceval, leetcode, debugbench, ojcode")
     parser.add_argument(
-        "--limit", type=int, default=None, help="at most N items (after skipping queued ones)"
+        "--limit",
+        type=positive_int,
+        default=None,
+        help="at most N items, N >= 1 (after skipping queued ones)",
     )
-    parser.add_argument("--max-rounds", type=int, default=3, help="LLM answers per item before it is failed")
-    parser.add_argument("--batch-size", type=int, default=8, help="items per task (one sandbox per batch)")
     parser.add_argument(
-        "--workers", type=int, default=None, help="batches in parallel (default: the LLM concurrency, 4)"
+        "--max-rounds",
+        type=bounded_int(1, MAX_ROUNDS),
+        default=3,
+        help=f"LLM answers per item before it is failed (1-{MAX_ROUNDS})",
+    )
+    parser.add_argument(
+        "--batch-size", type=batch_size, default=8, help="items per task, 1-1000 (one sandbox per batch)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=workers_count,
+        default=None,
+        help="batches in parallel, 1-256 (default: the LLM concurrency, 4)",
     )
     parser.add_argument("--backend", default="bwrap", help="sandbox backend: bwrap (default) or docker")
     parser.add_argument("--unsafe", action="store_true", help="allow running candidates without a sandbox")
@@ -42,13 +65,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     llm.add_argument(
         "--llm-api-key", default=None, help="API key (prefer SURGE_LLM_API_KEY: flags show in ps)"
     )
-    llm.add_argument("--llm-concurrency", type=int, default=None, help="requests in flight (default 4)")
+    llm.add_argument(
+        "--llm-concurrency", type=workers_count, default=None, help="requests in flight, 1-256 (default 4)"
+    )
     llm.add_argument(
         "--llm-cache", type=Path, default=None, help="response cache folder (default .surge/llm-cache)"
     )
-    llm.add_argument("--price-prompt-per-1k", type=float, default=None, help="USD per 1k prompt tokens")
+    prices = f"[0, {MAX_PRICE_USD:g}]"
     llm.add_argument(
-        "--price-completion-per-1k", type=float, default=None, help="USD per 1k completion tokens"
+        "--price-prompt-per-1k", type=price_usd, default=None, help=f"USD per 1k prompt tokens {prices}"
+    )
+    llm.add_argument(
+        "--price-completion-per-1k",
+        type=price_usd,
+        default=None,
+        help=f"USD per 1k completion tokens {prices}",
     )
 
 

@@ -15,7 +15,7 @@ from pipeline.commands.common import (
     execute_requests,
     limits_from_args,
     old_rule_note,
-    positive_int,
+    repeats_count,
 )
 from pipeline.errors import ConfigurationError, InputError
 from pipeline.programs import load_program_file, parse_setting, plan_requests
@@ -36,7 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--setting", default=None, help="default setting, e.g. g++-C++14--O2, for lines without one"
     )
     parser.add_argument(
-        "--repeats", type=positive_int, default=1, help="run each program N times to detect non-determinism"
+        "--repeats",
+        type=repeats_count,
+        default=1,
+        help="run each program N times (1-100) to detect non-determinism",
     )
     add_backend_argument(parser)
     parser.add_argument(
