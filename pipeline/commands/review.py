@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import secrets
 import shlex
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from pipeline.commands.common import access_token, port_number
 from pipeline.errors import ConfigurationError, InputError
 
 HELP = (
@@ -19,6 +22,7 @@ HELP = (
 EXAMPLE = "surge review list --state pending --db .surge/review.db"
 DEFAULT_DB = Path(".surge/review.db")
 DEFAULT_PORT = 8765
+TOKEN_BYTES = 24  # 192 random bits, 32 URL-safe characters
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reason", default="", help="why a program is rejected (required by reject)")
     parser.add_argument(
         "--difficulty",
-        type=int,
+        type=int,  # 1-5, checked by the queue with the reason
         default=None,
         help="approve/edit a rated (cl) item with this 1-5 difficulty (default: the LLM's proposal)",
     )
@@ -48,9 +52,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--programs", type=Path, default=None, help="with export: also write a `surge run` input"
     )
-    parser.add_argument("--host", default="127.0.0.1", help="serve: address to bind (default: local only)")
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"serve: port (default {DEFAULT_PORT})"
+        "--host",
+        default="127.0.0.1",
+        help="serve: address to bind (default: local only; any other needs a token, printed at start)",
+    )
+    parser.add_argument(
+        "--port",
+        type=port_number,
+        default=DEFAULT_PORT,
+        help=f"serve: port 0-65535 (default {DEFAULT_PORT}; 0: any free)",
+    )
+    parser.add_argument(
+        "--token",
+        type=access_token,
+        default=None,
+        help="serve: the token every request must carry (default: a random one beyond loopback, none on it)",
     )
     parser.add_argument("--backend", default="bwrap", help="sandbox that re-executes edited programs")
     parser.add_argument("--unsafe", action="store_true", help="allow re-executing without a sandbox")
@@ -164,10 +181,22 @@ def _edit_in_editor(text: str, suffix: str) -> str:
 
 def _serve(queue: Any, args: argparse.Namespace, reviewer: str) -> dict[str, Any]:
     from pipeline.review.runner import sandbox_runner
-    from pipeline.review.server import make_server
+    from pipeline.review.server import is_loopback, make_server
 
-    server = make_server(queue, sandbox_runner(args.backend, args.unsafe), reviewer, args.host, args.port)
-    print(f"review page: http://{args.host}:{server.server_address[1]}/  (Ctrl-C to stop)", flush=True)
+    token = args.token or (None if is_loopback(args.host) else secrets.token_urlsafe(TOKEN_BYTES))
+    runner = sandbox_runner(args.backend, args.unsafe)
+    server = make_server(queue, runner, reviewer, args.host, args.port, token)
+    if not is_loopback(args.host):
+        print(
+            f"surge review: warning: the page listens on {args.host}, beyond this machine, over plain HTTP: "
+            "anyone who reaches it with the token can read and decide entries (safer: bind 127.0.0.1 "
+            "and forward the port over SSH)",
+            file=sys.stderr,
+            flush=True,
+        )
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    address = f"http://{shown}:{server.server_port}/" + (f"?token={token}" if token else "")
+    print(f"review page: {address}  (Ctrl-C to stop)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -9,22 +9,107 @@ POST /api/entries/ID/edit       {"reviewer", "text"}: re-executed; accepted as '
 
 POSTs must be JSON: a page on another site cannot send that without a CORS preflight, which this server never
 grants, so a browser tab elsewhere cannot decide entries behind the reviewer's back.
+
+Every request, GET included, passes the access check (``Access``) first. A loopback bind answers only a Host
+header naming the loopback itself (127.0.0.1, localhost or [::1] with the port): a DNS-rebinding page
+resolves its own name to 127.0.0.1, and its requests still carry that name as Host, so it can neither read
+the queue nor change it. An Origin header, when sent, must name the same place. A bind beyond loopback
+cannot know the names it is reached by, so it requires a token instead (from ``?token=``, a cookie the page
+sets from it, or an ``X-Surge-Token`` header): a rebinding page does not know it, and the cookie belongs to
+the address the reviewer opened, never to the attacker's name.
 """
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import json
 import re
+import socket
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from pipeline.errors import InputError, SurgeError
+from pipeline.errors import ConfigurationError, InputError, SurgeError
 from pipeline.review.queue import Entry, ReviewQueue, Runner
 
 MAX_BODY_BYTES = 4 << 20
 _ACTION = re.compile(r"^/api/entries/(?P<id>[0-9a-f]+)(?:/(?P<action>approve|reject|edit))?$")
+TOKEN_HEADER = "X-Surge-Token"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+HTTP_DEFAULT_PORT = 80
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the page on this machine (a name other than localhost is not trusted
+    to resolve to loopback: it counts as beyond)."""
+    bare = host.strip("[]")
+    if bare == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(bare).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who may talk to the page: the Host values accepted (empty: any, a token guards instead) and the token
+    every request must carry (None: none needed)."""
+
+    hosts: frozenset[str]
+    token: str | None
+    port: int
+
+    @classmethod
+    def for_bind(cls, host: str, port: int, token: str | None) -> Access:
+        if not is_loopback(host):
+            if not token:
+                raise ConfigurationError(
+                    f"serving the review page on {host}, beyond this machine, needs a token",
+                    hint="pass a token (surge review serve generates one), or bind 127.0.0.1",
+                )
+            return cls(hosts=frozenset(), token=token, port=port)
+        names = {f"{name}:{port}" for name in LOOPBACK_NAMES}
+        if port == HTTP_DEFAULT_PORT:  # a browser leaves the default port out of Host
+            names |= set(LOOPBACK_NAMES)
+        return cls(hosts=frozenset(names), token=token, port=port)
+
+    def refusal(self, headers: Any, query: dict[str, list[str]]) -> tuple[int, str] | None:
+        """(status, reason) when the request must be refused, else None."""
+        host = (headers.get("Host") or "").strip().lower()
+        if not host or (self.hosts and host not in self.hosts):
+            return 403, f"this page answers only to {', '.join(sorted(self.hosts)) or 'its address'}"
+        origin = headers.get("Origin")
+        if origin is not None and origin.strip().lower() != f"http://{host}":
+            return 403, "requests from another site's page are refused"
+        if self.token and not self.token_matches(headers, query):
+            return 401, "a token is needed: open the address `surge review serve` printed (?token=...)"
+        return None
+
+    def token_matches(self, headers: Any, query: dict[str, list[str]]) -> bool:
+        offered = [
+            headers.get(TOKEN_HEADER) or "",
+            (query.get("token") or [""])[0],
+            cookie_value(headers.get("Cookie") or "", self.cookie_name),
+        ]
+        expected = str(self.token).encode()
+        return any(hmac.compare_digest(value.encode(), expected) for value in offered if value)
+
+    @property
+    def cookie_name(self) -> str:
+        """Cookies are shared by every port of a host: one name per port keeps two pages' tokens apart."""
+        return f"surge_review_token_{self.port}"
+
+
+def cookie_value(header: str, name: str) -> str:
+    for part in header.split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return ""
 
 
 def page_html() -> bytes:
@@ -40,15 +125,35 @@ def entry_view(queue: ReviewQueue, entry: Entry) -> dict[str, Any]:
 
 
 def make_server(
-    queue: ReviewQueue, runner: Runner, reviewer: str, host: str = "127.0.0.1", port: int = 0
+    queue: ReviewQueue,
+    runner: Runner,
+    reviewer: str,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token: str | None = None,
 ) -> ThreadingHTTPServer:
+    """The page's server, bound (port 0: any free port). Beyond loopback a ``token`` is required."""
+    if not is_loopback(host) and not token:
+        Access.for_bind(host, port, token)  # raises: the refusal comes before anything is bound
+
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             pass
 
+        def _allowed(self) -> bool:
+            """Every request, GET too, passes the access check, or is answered with why not."""
+            refused = access.refusal(self.headers, parse_qs(urlparse(self.path).query))
+            if refused:
+                self._json(refused[0], {"error": refused[1]})
+            return refused is None
+
         def do_GET(self) -> None:  # noqa: N802
+            if not self._allowed():
+                return
             url = urlparse(self.path)
-            if url.path in ("/", "/index.html"):
+            if url.path in ("/", "/index.html") and "token" in parse_qs(url.query):
+                self._enter_with_token(url.path)
+            elif url.path in ("/", "/index.html"):
                 self._send(200, page_html(), "text/html; charset=utf-8")
             elif url.path == "/api/entries":
                 state = (parse_qs(url.query).get("state") or [""])[0] or None
@@ -59,7 +164,22 @@ def make_server(
             else:
                 self._json(404, {"error": f"no page {url.path}"})
 
+        def _enter_with_token(self, path: str) -> None:
+            """The printed address carries the token: keep it in a cookie the page's own requests send,
+            and send the browser on to the address without it (out of its history and Referer)."""
+            self.send_response(303)
+            self.send_header(
+                "Set-Cookie",
+                f"{access.cookie_name}={access.token}; Path=/; HttpOnly; SameSite=Strict",
+            )
+            self.send_header("Location", path)
+            self.send_header("Content-Length", "0")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+
         def do_POST(self) -> None:  # noqa: N802
+            if not self._allowed():
+                return
             match = _ACTION.match(urlparse(self.path).path)
             if not match or not match["action"]:
                 self._json(404, {"error": "no such action"})
@@ -103,9 +223,15 @@ def make_server(
             self.end_headers()
             self.wfile.write(data)
 
-    server = ThreadingHTTPServer((host, port), Handler)
+    server_class = IPv6Server if ":" in host else ThreadingHTTPServer
+    server = server_class((host.strip("[]"), port), Handler)
     server.daemon_threads = True
+    access = Access.for_bind(host, server.server_port, token)
     return server
+
+
+class IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
 
 
 def _difficulty(body: dict[str, Any]) -> int | None:
