@@ -47,6 +47,9 @@ BAD = [
     (BUILD, "--seed", str(1 << 64)),
     (["pull"], "--workers", "0"),
     (["export", "store", "out"], "--seed", "-7"),
+    (["review", "serve"], "--port", "70000"),  # once an OverflowError from bind(), exit 70
+    (["review", "serve"], "--port", "-1"),
+    (["review", "serve"], "--token", "short"),
 ]
 
 
