@@ -145,7 +145,9 @@ def parse_json(source: str, where: str, text: str, raw: str | bytes) -> Any:
     """The JSON value of ``text``, or a QuarantinedRecord if it is malformed."""
     try:
         return json.loads(text)
-    except json.JSONDecodeError as error:
+    except RecursionError:  # deep nesting exhausts the parser's stack: malformed for us, not a crash
+        return quarantine(source, where, "malformed JSON: nested too deeply to read", raw)
+    except ValueError as error:  # JSONDecodeError, and an integer too long to convert
         return quarantine(source, where, f"malformed JSON: {error}", raw)
 
 

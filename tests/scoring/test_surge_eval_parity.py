@@ -194,7 +194,7 @@ def test_a_wrong_label_moves_the_score(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     figures = summary["datasets"]
-    assert figures[str(released)]["ml"] == {"items": 3, "mean": 1.0, "nan_items": 0}
+    assert figures[str(released)]["ml"] == {"items": 3, "mean": 1.0, "nan_items": 0, "missing": 0}
     assert figures[str(reexecuted)]["ml"]["mean"] == pytest.approx(2 / 3, abs=1e-6)
     assert summary["label_sets"]["ml"] == {"labels_differ": 1, "score_delta": pytest.approx(-1 / 3, abs=1e-6)}
 
