@@ -10,8 +10,9 @@ from pipeline.commands.common import seed_number
 from pipeline.dataset import import_released, read_rows, write_rows
 from pipeline.errors import InputError
 from pipeline.export.card import render_card
+from pipeline.export.folder import check_target, write_whole
 from pipeline.export.hf import write_hf
-from pipeline.export.surge_format import build_export, write_surge
+from pipeline.export.surge_format import SurgeExport, build_export, write_surge
 from pipeline.store import Store
 from pipeline.subsets import REGISTRY
 from sources.surge_release import load_release
@@ -34,6 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--subset", action="append", choices=tuple(REGISTRY), help="only these (repeatable)")
     parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an old export in OUT whole (default: OUT must be new or empty)",
+    )
+    parser.add_argument(
         "--import-release",
         type=Path,
         default=None,
@@ -42,6 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
+    keep = [args.store] + ([args.import_release] if args.import_release is not None else [])
+    check_target(args.out, args.overwrite, keep)
     store = Store(args.store)
     imported = 0
     if args.import_release is not None:
@@ -61,7 +69,6 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         )
     export = build_export(rows, faithful=args.faithful, seed=args.seed)
     card = render_card(rows, faithful=args.faithful, seed=args.seed)
-    args.out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {
         "format": args.format,
         "faithful": args.faithful,
@@ -71,13 +78,19 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "rows_with_fewer_examples": export.short_pools,
     }
     if args.format == "surge":
-        summary["written"] = write_surge(export, args.out)
-        (args.out / "CARD.md").write_text(card, encoding="utf-8")
+        summary["written"] = write_whole(args.out, lambda folder: write_surge_files(folder, export, card))
+        summary["written"] = {subset: str(args.out / path) for subset, path in summary["written"].items()}
     else:
-        summary["configs"] = write_hf(args.out, export.records, card)
+        summary["configs"] = write_whole(args.out, lambda folder: write_hf(folder, export.records, card))
     per_subset = ", ".join(f"{k} {v}" for k, v in summary["rows"].items())
     summary["_text"] = (
         f"exported {sum(summary['rows'].values())} rows ({per_subset}) as {args.format} to {args.out}"
         + (" with the release's prompt defects" if args.faithful else "")
     )
     return summary
+
+
+def write_surge_files(folder: Path, export: SurgeExport, card: str) -> dict[str, Path]:
+    """dataset/<subset>.json and CARD.md under ``folder``; each subset's file relative to it."""
+    (folder / "CARD.md").write_text(card, encoding="utf-8")
+    return {subset: Path(path).relative_to(folder) for subset, path in write_surge(export, folder).items()}
