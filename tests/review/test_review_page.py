@@ -28,13 +28,20 @@ def chromium_paths() -> tuple[str, str]:
     return browser, driver
 
 
+TOKEN = "page-token-0123456789abcdef"
+
+
 @pytest.fixture
-def page(tmp_path: Path) -> Iterator[tuple]:
+def page(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple]:
+    """The page in chromium; parametrized with "network", served on 0.0.0.0 and opened by the printed
+    address with its token, as a reviewer on another machine would."""
+    network = getattr(request, "param", None) == "network"
     browser_path, driver_path = chromium_paths()
     webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install -e '.[dev]')")
     queue, items = filled_queue(tmp_path / "review.db")
     runner = Executor(FakePythonBackend(), EnvironmentProfile(name="test"), FAST_LIMITS).run
-    server = make_server(queue, runner, reviewer="page-tester")
+    access = {"host": "0.0.0.0", "token": TOKEN} if network else {}
+    server = make_server(queue, runner, reviewer="page-tester", **access)
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     options = webdriver.ChromeOptions()
     options.binary_location = browser_path
@@ -42,7 +49,7 @@ def page(tmp_path: Path) -> Iterator[tuple]:
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))
     try:
-        driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/" + (f"?token={TOKEN}" if network else ""))
         yield driver, tmp_path / "review.db", items
     finally:
         driver.quit()
@@ -125,3 +132,15 @@ def test_approve_reject_and_edit_by_clicking(page: tuple) -> None:
     assert driver.find_element(By.ID, "output").text.strip() == "42"
     state, _, _, diff = state_of(db, third)
     assert state == "edited" and "+print(add3(40, 2))" in diff
+
+
+@pytest.mark.parametrize("page", ["network"], indirect=True)
+def test_the_printed_address_beyond_loopback_opens_a_working_page(page: tuple) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver, db, items = page
+    assert "token" not in driver.current_url  # the redirect took it out of the address bar
+    open_entry(driver, items[0].item_id)  # the list loads: the cookie carries the token
+    driver.find_element(By.ID, "approve").click()
+    wait_for_state(driver, "approved")
+    assert state_of(db, items[0].item_id)[:2] == ("approved", "page-tester")
