@@ -115,7 +115,10 @@ def error_line(command: str, reason: str, fix: str = "") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exited:  # --help (0), or a flag refused in one line (2): the code, as any command's
+        return exited.code if isinstance(exited.code, int) else REFUSED_EXIT_CODE
     try:
         summary = args._module.execute(args)
     except SurgeError as error:
