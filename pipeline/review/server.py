@@ -133,8 +133,7 @@ def make_server(
     token: str | None = None,
 ) -> ThreadingHTTPServer:
     """The page's server, bound (port 0: any free port). Beyond loopback a ``token`` is required."""
-    if not is_loopback(host) and not token:
-        Access.for_bind(host, port, token)  # raises: the refusal comes before anything is bound
+    Access.for_bind(host, port, token)  # a bind beyond loopback without a token is refused before binding
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -151,7 +150,7 @@ def make_server(
             if not self._allowed():
                 return
             url = urlparse(self.path)
-            if url.path in ("/", "/index.html") and "token" in parse_qs(url.query):
+            if url.path in ("/", "/index.html") and access.token and "token" in parse_qs(url.query):
                 self._enter_with_token(url.path)
             elif url.path in ("/", "/index.html"):
                 self._send(200, page_html(), "text/html; charset=utf-8")
