@@ -339,12 +339,29 @@ class Verdict(StrEnum):
     SANDBOX_ERROR = "sandbox_error"
 
 
+Stream = Literal["stdout", "stderr"]
+STREAMS: tuple[Stream, ...] = ("stdout", "stderr")
+
+
 class PhaseResult(Frozen):
-    """Raw facts of one phase (compile or run), then the one verdict derived from them."""
+    """Raw facts of one phase (compile or run), then the one verdict derived from them.
+
+    ``stdout``/``stderr`` are text. A program may write bytes that are not UTF-8: the text then shows
+    U+FFFD in their place, and ``stdout_bytes``/``stderr_bytes`` keep what was written, so two outputs
+    that decode alike (``A\\xff\\xfeB`` and ``A\\ufffd\\ufffdB``) stay two facts."""
+
+    # bytes travel through JSON (the review queue, the Prefect-free manifests) as base64
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 
     command: tuple[str, ...] = ()
     stdout: str = ""
     stderr: str = ""
+    stdout_bytes: bytes | None = Field(
+        default=None, description="the raw bytes, when they are not valid UTF-8; None: `stdout` is exact"
+    )
+    stderr_bytes: bytes | None = Field(
+        default=None, description="the raw bytes, when they are not valid UTF-8; None: `stderr` is exact"
+    )
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     exit_code: int | None = None
@@ -356,13 +373,29 @@ class PhaseResult(Frozen):
     verdict: Verdict
     detail: str = Field(default="", description="why, for verdicts the streams do not explain")
 
+    def raw(self, stream: Stream) -> bytes:
+        """What the program wrote on ``stream``, byte for byte."""
+        kept: bytes | None = getattr(self, f"{stream}_bytes")
+        return kept if kept is not None else getattr(self, stream).encode("utf-8")
+
+    def exact(self, stream: Stream) -> bool:
+        """Is the text of ``stream`` exactly what was written (valid UTF-8, nothing replaced)?"""
+        return getattr(self, f"{stream}_bytes") is None
+
 
 COMPILE_ERROR_PREFIX = "Compilation Error: "
 STORED_ROW = "stored_row"  # validation context key: the row as stored (pipeline/schema.py from_row)
 
 
-def compose_label(protocol: LabelProtocol, compile: PhaseResult | None, run: PhaseResult | None) -> str:
-    """stdout: the run's stdout. compile_then_run (dr): compiler output, then the run's stdout.
+LabelPiece = tuple[PhaseResult, Stream]
+
+
+def label_pieces(
+    protocol: LabelProtocol, compile: PhaseResult | None, run: PhaseResult | None
+) -> tuple[str, list[LabelPiece]]:
+    """What a label is composed of under ``protocol``: a fixed prefix, then phase streams in order.
+
+    stdout: the run's stdout. compile_then_run (dr): compiler output, then the run's stdout.
     combined_with_prefix (bg): 'Compilation Error: ' + compiler stderr when compiling failed, else the
     run's stdout then stderr. proof_check (fl): the check phase's stdout when Lean answered (ok or
     compile_error), else nothing. A signal never adds shell text such as 'Segmentation fault'.
@@ -370,15 +403,70 @@ def compose_label(protocol: LabelProtocol, compile: PhaseResult | None, run: Pha
     compile_failed = compile is not None and compile.verdict is not Verdict.OK
     if protocol is LabelProtocol.COMBINED_WITH_PREFIX:
         if compile_failed and compile is not None:
-            return COMPILE_ERROR_PREFIX + compile.stderr
-        return (run.stdout + run.stderr) if run else ""
+            return COMPILE_ERROR_PREFIX, [(compile, "stderr")]
+        return "", [(run, "stdout"), (run, "stderr")] if run else []
     if protocol is LabelProtocol.COMPILE_THEN_RUN:
-        diagnostics = (compile.stdout + compile.stderr) if compile else ""
-        return diagnostics + (run.stdout if run else "")
+        diagnostics: list[LabelPiece] = [(compile, "stdout"), (compile, "stderr")] if compile else []
+        return "", diagnostics + ([(run, "stdout")] if run else [])
     if protocol is LabelProtocol.PROOF_CHECK:
         answered = compile is not None and compile.verdict in (Verdict.OK, Verdict.COMPILE_ERROR)
-        return compile.stdout if answered and compile is not None else ""
-    return run.stdout if run else ""
+        return "", [(compile, "stdout")] if answered and compile is not None else []
+    return "", [(run, "stdout")] if run else []
+
+
+def compose_label(protocol: LabelProtocol, compile: PhaseResult | None, run: PhaseResult | None) -> str:
+    """The label as text (``label_pieces`` says what it is made of)."""
+    prefix, pieces = label_pieces(protocol, compile, run)
+    return prefix + "".join(getattr(phase, stream) for phase, stream in pieces)
+
+
+def compose_label_bytes(
+    protocol: LabelProtocol, compile: PhaseResult | None, run: PhaseResult | None
+) -> bytes | None:
+    """The label as the program wrote it, when that is not exactly its text (a stream it is made of was
+    not valid UTF-8); None when ``compose_label`` is exact."""
+    prefix, pieces = label_pieces(protocol, compile, run)
+    if all(phase.exact(stream) for phase, stream in pieces):
+        return None
+    return prefix.encode("utf-8") + b"".join(phase.raw(stream) for phase, stream in pieces)
+
+
+def raw_label(protocol: LabelProtocol, compile: PhaseResult | None, run: PhaseResult | None) -> bytes:
+    """The label byte for byte, whether or not its text is exact."""
+    exact = compose_label_bytes(protocol, compile, run)
+    return exact if exact is not None else compose_label(protocol, compile, run).encode("utf-8")
+
+
+# What may differ between the repeats of a run phase, in the order a row names them (``varied``).
+RepeatPart = Literal["stdout", "stderr", "exit_code", "signal", "verdict"]
+ENDINGS: tuple[RepeatPart, ...] = ("exit_code", "signal", "verdict")
+
+
+def compare_repeats(
+    protocol: LabelProtocol, compile: PhaseResult | None, runs: list[PhaseResult]
+) -> tuple[int, tuple[RepeatPart, ...]]:
+    """(how many distinct outcomes, which parts varied) over the repeats of one run phase.
+
+    An outcome is everything the row claims: the label as composed under ``protocol``, byte for byte,
+    and how the run ended (exit status, signal, verdict). A stream the protocol leaves out of the label
+    (stderr under ``stdout``) may vary without making the label non-deterministic; an exit status, a
+    signal or a verdict (a timeout on some repeats) may not, whatever the protocol."""
+    outcomes = {
+        (raw_label(protocol, compile, run), *(getattr(run, part) for part in ENDINGS)) for run in runs
+    }
+    if len(outcomes) <= 1:
+        return 1, ()
+    labels_differ = len({outcome[0] for outcome in outcomes}) > 1
+    in_label = {
+        stream for run in runs for phase, stream in label_pieces(protocol, compile, run)[1] if phase is run
+    }
+    varied: list[RepeatPart] = [
+        stream
+        for stream in STREAMS
+        if labels_differ and stream in in_label and len({run.raw(stream) for run in runs}) > 1
+    ]
+    varied += [part for part in ENDINGS if len({getattr(run, part) for run in runs}) > 1]
+    return len(outcomes), tuple(varied)
 
 
 class Provenance(Frozen):
@@ -409,15 +497,34 @@ class RunResult(Frozen):
         description="how `label` is composed from the phases: the program's protocol (proof_check for Lean)",
     )
     repeats: int = Field(default=1, description="how many times the run phase was executed")
-    distinct_outputs: int = Field(default=1, description=">1 means the output is not deterministic")
+    distinct_outputs: int = Field(
+        default=1,
+        description="how many different outcomes the repeats had: the composed label (byte for byte), exit "
+        "status, signal and verdict; >1 means not deterministic, and `varied` says what differed. The "
+        "phases and verdict stored are the first repeat's",
+    )
+    varied: tuple[RepeatPart, ...] = Field(
+        default=(),
+        description="what differed between repeats: stdout, stderr (when the label is made of them), "
+        "exit_code, signal, verdict; empty when the repeats agreed",
+    )
     origin: dict[str, str] = Field(default_factory=dict)
     provenance: Provenance
+
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 
     @computed_field  # type: ignore[prop-decorator]
     @cached_property
     def label(self) -> str:
         """The label, composed from the recorded phases after the run (never captured interleaved)."""
         return compose_label(self.protocol, self.compile, self.run)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @cached_property
+    def label_bytes(self) -> bytes | None:
+        """The label as the program wrote it, when a stream it is made of was not valid UTF-8 (``label``
+        then shows U+FFFD in place of those bytes); None when ``label`` is exact."""
+        return compose_label_bytes(self.protocol, self.compile, self.run)
 
     @classmethod
     def answering(cls, request: RunRequest, **fields: Any) -> RunResult:
@@ -447,6 +554,16 @@ class RunResult(Frozen):
             if compose_label(protocol, *phases) == stored["label"]:
                 return {**data, "protocol": protocol}
         raise ValueError(f"no label protocol composes the stored label of run {data.get('run_id')}")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _varied_of_old_rows(cls, data: Any, info: ValidationInfo) -> Any:
+        """Parts before schema 4 have no ``varied``: they counted distinct stdouts only, so what varied in
+        a row they call non-deterministic was its stdout (and nothing else was compared)."""
+        stored = (info.context or {}).get(STORED_ROW)
+        if not isinstance(data, dict) or not stored or data.get("varied") is not None:
+            return data
+        return {**data, "varied": ("stdout",) if (data.get("distinct_outputs") or 1) > 1 else ()}
 
     @property
     def deterministic(self) -> bool:

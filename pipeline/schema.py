@@ -1,8 +1,9 @@
 """One explicit Arrow schema per record type, derived from the pydantic model.
 
-Strings are ``large_string`` (code and program output can pass 2 GiB in one column chunk), enums are
-plain strings, nested records are structs, free-form dicts are JSON text. The derived schema is
-checked against a golden file in the tests, so a field change is always a visible, deliberate diff.
+Strings are ``large_string`` (code and program output can pass 2 GiB in one column chunk), bytes
+``large_binary``, enums are plain strings, nested records are structs, free-form dicts are JSON text.
+The derived schema is checked against a golden file in the tests, so a field change is always a
+visible, deliberate diff.
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ def arrow_type(annotation: Any) -> pa.DataType:
     if isinstance(annotation, type):
         if issubclass(annotation, BaseModel):
             return pa.struct(arrow_fields(annotation))
+        if issubclass(annotation, bytes):  # output that is not valid UTF-8, kept as written
+            return pa.large_binary()
         if issubclass(annotation, Enum | str):  # str: plain, StrEnum or an open type such as Language
             return pa.large_string()
         if issubclass(annotation, bool):
@@ -91,7 +94,7 @@ def arrow_fields(model: type[BaseModel]) -> list[pa.Field]:
         for name, info in model.model_fields.items()
     ]
     for name, info in model.model_computed_fields.items():
-        fields.append(pa.field(name, arrow_type(info.return_type), nullable=False))
+        fields.append(pa.field(name, arrow_type(info.return_type), nullable=_is_optional(info.return_type)))
     return fields
 
 

@@ -51,8 +51,11 @@ ROWS_PER_ROW_GROUP = 1024  # small enough to filter well, large enough to compre
 # identity too (pipeline.records.RUN_ID_RULE); rows of version-1 parts stay readable but their run ids are
 # never matched again. 3: runs store their label protocol and compute the label from the phases (issue 11);
 # version-1 and 2 rows stored the label itself and read back with the protocol that composes it.
-SCHEMA_VERSION = "3"
-RUN_ID_RULE_OF_SCHEMA = {"1": 1, "2": 2, "3": 2}
+# 4: runs say what varied between repeats (``varied``, judged on the whole composed label and how each
+# repeat ended) and keep output that is not valid UTF-8 as bytes; older rows read back with no bytes and,
+# where they counted several distinct stdouts, ``varied = ("stdout",)``.
+SCHEMA_VERSION = "4"
+RUN_ID_RULE_OF_SCHEMA = {"1": 1, "2": 2, "3": 2, "4": 2}
 
 
 def old_run_id_rule_rows(rows_by_schema_version: dict[str, int]) -> int:

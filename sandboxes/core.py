@@ -31,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar
 
-from pipeline.records import PhaseResult, Provenance, RunRequest, RunResult, Verdict
+from pipeline.records import PhaseResult, Provenance, RunRequest, RunResult, Verdict, compare_repeats
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.jobs import (
     Call,
@@ -335,6 +335,9 @@ class RunnerCore(Generic[L]):
             verdict = compile_phase.verdict
         else:
             verdict = run.verdict if run else Verdict.SANDBOX_ERROR
+        # Every repeat is compared over what the row claims (composed label, exit status, signal,
+        # verdict); the row keeps the first repeat's phase and verdict and says what varied.
+        distinct, varied = compare_repeats(request.program.protocol, compile_phase, runs)
         tools = spec.tools(request.setting, request.profile)
         versions = {tool: (place.tool_version(tool) if place else None) or "missing" for tool in tools}
         return RunResult.answering(
@@ -344,7 +347,8 @@ class RunnerCore(Generic[L]):
             verdict=verdict,
             protocol=request.program.protocol,
             repeats=max(1, len(runs)),
-            distinct_outputs=max(1, len({r.stdout for r in runs})),
+            distinct_outputs=distinct,
+            varied=varied,
             origin=dict(request.program.origin),
             provenance=Provenance(
                 backend=self.name,

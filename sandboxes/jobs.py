@@ -12,6 +12,7 @@ job's result becomes phases:
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -255,4 +256,8 @@ RAW_FACTS = (
 def to_phase(run: dict[str, Any], verdict: Verdict, note: str = "") -> PhaseResult:
     detail = "; ".join(part for part in (run.get("detail", ""), note) if part)
     facts = {name: run[name] for name in RAW_FACTS}
+    # a stream that is not valid UTF-8 comes with its bytes (compile cache entries made before that do not)
+    for stream in ("stdout", "stderr"):
+        if f"{stream}_b64" in run:
+            facts[f"{stream}_bytes"] = base64.b64decode(run[f"{stream}_b64"])
     return PhaseResult(command=tuple(run["argv"]), verdict=verdict, detail=detail, **facts)

@@ -180,13 +180,15 @@ def classify(result: RunResult, gt: str, evidence: Evidence | None = None) -> Cl
     ours = result.label
     if result.verdict is Verdict.TOOLCHAIN_MISSING:
         return Classification(audit_class=AuditClass.NOT_RUN, reason=not_run_reason(result))
-    if result.verdict in TIME_LIMIT_VERDICTS:
+    # A limit hit on some repeats only is the program's non-determinism, not a timeout
+    if result.verdict in TIME_LIMIT_VERDICTS and "verdict" not in result.varied:
         reason = timeout_reason(result, facts.recorded_time_s, facts.cpu_limit_s)
         return Classification(audit_class=AuditClass.TIMEOUT, reason=reason, evidence=short_diff(gt, ours))
     if result.distinct_outputs > 1:
+        varied = f" ({', '.join(result.varied)} varied)" if result.varied else ""
         return Classification(
             audit_class=AuditClass.NON_DETERMINISTIC,
-            reason=f"{result.distinct_outputs} distinct outputs in {result.repeats} runs",
+            reason=f"{result.distinct_outputs} distinct outputs in {result.repeats} runs{varied}",
             evidence=short_diff(gt, ours),
         )
     compared = compare_labels(ours, gt)

@@ -41,6 +41,7 @@ RUN: raw facts, then one status::
 
     {"argv", "stdout", "stderr", "stdout_truncated", "stderr_truncated", "exit_code", "signal",
      "cpu_user_s", "cpu_sys_s", "wall_s", "max_rss_kib",
+     "stdout_b64"?, "stderr_b64"?,          # the stream's bytes, only when they are not valid UTF-8
      "status": "ok" | "runtime_error" | "signal" | "cpu_time_limit" | "wall_time_limit" | "memory_limit"
                | "output_limit" | "exec_failed" | "sandbox_error",
      "detail": "why, where the streams do not say"}
@@ -603,7 +604,8 @@ def judge(argv: list, outcome: dict, limits: dict) -> dict:
     signal_name = signal_label(signal_number)
     cpu = usage.ru_utime + usage.ru_stime
     cpu_limit = float(limits.get("cpu_s", 10))
-    stderr_text = outcome["stderr"].decode("utf-8", errors="replace")
+    streams = {**as_text("stdout", outcome["stdout"]), **as_text("stderr", outcome["stderr"])}
+    stderr_text = streams["stderr"]
     max_rss_kib = int(usage.ru_maxrss)
     memory_kib = int(limits.get("memory_mib", 1024)) * 1024
     killed_for = outcome["killed_for"]
@@ -627,8 +629,7 @@ def judge(argv: list, outcome: dict, limits: dict) -> dict:
         status, detail = "ok", ""
     return {
         "argv": argv,
-        "stdout": outcome["stdout"].decode("utf-8", errors="replace"),
-        "stderr": stderr_text,
+        **streams,
         "stdout_truncated": outcome["truncated"]["stdout"],
         "stderr_truncated": outcome["truncated"]["stderr"],
         "exit_code": exit_code,
@@ -640,6 +641,16 @@ def judge(argv: list, outcome: dict, limits: dict) -> dict:
         "status": status,
         "detail": detail,
     }
+
+
+def as_text(name: str, data: bytes) -> dict:
+    """A stream as text, and as base64 (``<name>_b64``) too when it is not valid UTF-8: its text then
+    shows U+FFFD in place of the bytes, and only the bytes say what the program wrote."""
+    try:
+        return {name: data.decode("utf-8")}
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        return {name: text, f"{name}_b64": base64.b64encode(data).decode("ascii")}
 
 
 def describe_kill(reason: str, limits: dict) -> str:
