@@ -78,3 +78,12 @@ def test_normalised_says_what_was_normalised() -> None:
     assert (quoted.audit_class, quoted.reason) == (AuditClass.NORMALISED, "quote style")
     spaced = compare_labels("a  b", "a b")
     assert (spaced.audit_class, spaced.reason) == (AuditClass.NORMALISED, "whitespace")
+
+
+def test_a_limit_hit_on_some_repeats_only_is_non_determinism_not_a_timeout() -> None:
+    sometimes = make_result("", Verdict.WALL_TIME_LIMIT, distinct_outputs=2).model_copy(
+        update={"varied": ("exit_code", "signal", "verdict")}
+    )
+    verdict = classify(sometimes, "done")
+    assert verdict.audit_class is AuditClass.NON_DETERMINISTIC
+    assert "exit_code, signal, verdict varied" in verdict.reason
