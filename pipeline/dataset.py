@@ -49,7 +49,9 @@ class RunRef(Frozen):
     backend: str = Field(description="'bwrap' or 'docker'")
     toolchain_versions: dict[str, str] = Field(default_factory=dict, description="tool -> version string")
     repeats: int = Field(default=1, description="how many times the run phase was executed")
-    distinct_outputs: int = Field(default=1, description=">1: the output is not deterministic")
+    distinct_outputs: int = Field(
+        default=1, description=">1: the repeats disagreed on the label or on how the run ended"
+    )
 
 
 class DatasetRow(Frozen):

@@ -570,6 +570,14 @@ class RunResult(Frozen):
         return self.distinct_outputs <= 1
 
     @property
+    def outcome(self) -> tuple[bytes, Verdict, int | None, str | None]:
+        """What two runs of one request must share to agree (as repeats do, ``compare_repeats``): the
+        label byte for byte, the verdict, and the run's exit status and signal."""
+        run = self.run
+        ending = (run.exit_code, run.signal) if run else (None, None)
+        return (raw_label(self.protocol, self.compile, run), self.verdict, *ending)
+
+    @property
     def answers(self) -> str:
         """What the result answers, whatever limits, repeats or backend it ran under."""
         return answer_key(self.program_id, self.setting_id, self.profile_id)

@@ -70,7 +70,9 @@ def judge(
 ) -> tuple[BuildOutcome, list[DatasetRow]]:
     first = runs[0]
     run_ids = (first.run_id,)
-    distinct = len({r.label for r in runs}) if len(runs) > 1 else first.distinct_outputs
+    # tc's copies are repeats run as separate requests (each one's CPU time is a fact): they must agree
+    # on everything the row claims, their verdicts included, not only on the label's text
+    distinct = len({r.outcome for r in runs}) if len(runs) > 1 else first.distinct_outputs
     reason = ""
     if first.verdict is not Verdict.OK:
         tail = (first.run.stderr if first.run else "").strip().splitlines()[-1:] or [""]
