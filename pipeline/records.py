@@ -451,6 +451,8 @@ def compare_repeats(
     and how the run ended (exit status, signal, verdict). A stream the protocol leaves out of the label
     (stderr under ``stdout``) may vary without making the label non-deterministic; an exit status, a
     signal or a verdict (a timeout on some repeats) may not, whatever the protocol."""
+    if len(runs) <= 1:  # one run agrees with itself: its label need not be composed twice
+        return 1, ()
     outcomes = {
         (raw_label(protocol, compile, run), *(getattr(run, part) for part in ENDINGS)) for run in runs
     }

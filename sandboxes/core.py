@@ -329,15 +329,18 @@ class RunnerCore(Generic[L]):
         started: datetime,
         compile_phase: PhaseResult | None = None,
     ) -> RunResult:
-        run = runs[0] if runs else None
+        # A repeat we failed makes the whole result ours (quarantined, retried), never the program's first
+        # repeat nor its non-determinism. Otherwise every repeat is compared over what the row claims
+        # (composed label, exit status, signal, verdict); the row keeps the first repeat's phase and
+        # verdict and says what varied.
+        ours = next((r for r in runs if r.verdict is Verdict.SANDBOX_ERROR), None)
+        run = ours or (runs[0] if runs else None)
         verdict: Verdict
         if compile_phase is not None and compile_phase.verdict is not Verdict.OK:
             verdict = compile_phase.verdict
         else:
             verdict = run.verdict if run else Verdict.SANDBOX_ERROR
-        # Every repeat is compared over what the row claims (composed label, exit status, signal,
-        # verdict); the row keeps the first repeat's phase and verdict and says what varied.
-        distinct, varied = compare_repeats(request.program.protocol, compile_phase, runs)
+        distinct, varied = (1, ()) if ours else compare_repeats(request.program.protocol, compile_phase, runs)
         tools = spec.tools(request.setting, request.profile)
         versions = {tool: (place.tool_version(tool) if place else None) or "missing" for tool in tools}
         return RunResult.answering(

@@ -224,3 +224,28 @@ def test_a_job_too_large_to_wait_in_the_pipe_is_written_only_once_the_runner_is_
     results = run_all(launcher, [echo_cpp(0), echo_cpp(1, stdin=large), echo_cpp(2)])
     assert [r.label for r in results] == ["0\n", large, "2\n"]
     assert launcher.started[0].unread_at_send == [0, 0, 0]
+
+
+class OneRepeatFailsRunner(ScriptedRunner):
+    """Its second repeat of every run fails on our side, as a runner that cannot fork does."""
+
+    def answer(self, job: dict[str, Any]) -> dict[str, Any] | None:
+        result = super().answer(job)
+        for phase in result["phases"] if result else []:
+            if phase["name"] == "run" and len(phase["runs"]) > 1:
+                phase["runs"][1] |= {"status": "sandbox_error", "stdout": "", "detail": "fork: EAGAIN"}
+        return result
+
+
+class OneRepeatFailsLauncher(ScriptedLauncher):
+    def acquire(self) -> ScriptedRunner:
+        self.started.append(OneRepeatFailsRunner())
+        return self.started[-1]
+
+
+def test_a_repeat_we_failed_makes_the_result_ours_not_the_programs(tmp_path: Path) -> None:
+    launcher = OneRepeatFailsLauncher(tmp_path, {"python3"})
+    result = run(launcher, Program.single("python", "print('hi')"), repeats=3)
+    # neither the first repeat's "ok" nor the program's non-determinism: a sandbox error, retried later
+    assert result.verdict is Verdict.SANDBOX_ERROR and "fork: EAGAIN" in result.run.detail
+    assert result.varied == ()
