@@ -33,8 +33,9 @@ from pipeline.store import Store  # noqa: E402
 
 RETRIES = 2
 RETRY_DELAY_S = 2
-# Worth a retry: the store on a shared path hiccuped, a worker lost its connection. Not worth one: our own
-# refusals (BatchFailed: no bubblewrap, unknown backend), which would fail the same way again.
+# Worth a retry: a worker lost its connection. Not worth one: our own refusals (BatchFailed: no bubblewrap,
+# unknown backend) and the store's failures (BatchFailed too: a full disk, a read-only folder), which would
+# fail the same way again after running the batch's programs once more.
 TRANSIENT = (OSError, TimeoutError, ConnectionError)
 # Prefect logs each failed task and flow with its traceback; the states in its database keep them.
 ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")

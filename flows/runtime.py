@@ -57,7 +57,16 @@ def configure_prefect(state_dir: Path = DEFAULT_STATE_DIR) -> None:
         os.environ.setdefault(name, value)
     # Prefect creates its home without parents; missing, the ephemeral server never comes up and the
     # client waits for the start-up timeout before failing.
-    Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
+    home = Path(os.environ["PREFECT_HOME"])
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a read-only working folder: one line with the fix, not a traceback
+        from pipeline.errors import EngineUnavailable
+
+        raise EngineUnavailable(
+            f"cannot create Prefect's state folder {home}: {error.strerror}",
+            hint="run surge from a writable folder, or set PREFECT_HOME to a writable folder",
+        ) from None
 
 
 @contextmanager

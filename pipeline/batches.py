@@ -151,7 +151,10 @@ def execute_batch(store_root: Path | str, plan_id: str, batch_id: str, unsafe: b
                 results = list(sandbox.run_batch(todo))
         except SurgeError as error:
             raise BatchFailed(str(error), error.hint or "see `surge doctor`") from None
-    counts = write_rows(store, results)
+    try:
+        counts = write_rows(store, results)
+    except SurgeError as error:  # a full disk, a read-only store: running the programs again cannot help
+        raise BatchFailed(str(error), error.hint or "run `surge store check`") from None
     counts.found_stored = len(stored)
     return counts
 

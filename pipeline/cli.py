@@ -165,7 +165,10 @@ def entry() -> NoReturn:
         from flows.runtime import prestart_api
         from pipeline.schema import skip_pyarrows_pandas_probe
 
-        prestart_api()  # stopped at exit, used or not (a refused command, nothing left to run)
+        # Stopped at exit, used or not (a refused command, nothing left to run). If it cannot start (a
+        # read-only working folder), the command's own start of it reports why, as one line.
+        with contextlib.suppress(SurgeError):
+            prestart_api()
         skip_pyarrows_pandas_probe()
     exit_now(main(argv))
 

@@ -6,7 +6,9 @@
     ├── SandboxUnavailable      no safe way to execute here (bwrap missing, Docker stopped)
     ├── SourceError             a source cannot be pulled (no mirror, LFS pointers, bad commit)
     ├── EngineUnavailable       Prefect's API cannot be started or reached
-    ├── StoreError              (pipeline.store) the Parquet store cannot be read or written
+    ├── StoreError              the Parquet store cannot be read or written (no store there, ...)
+    │   ├── StoreWriteError     (pipeline.parts) a part could not be written: full disk, read-only folder
+    │   └── CorruptPart         (pipeline.parts) a part file is not readable Parquet; names it
     └── LLMError                the LLM endpoint failed after retries
 
 Every message says what to do about it (the ``hint``).
@@ -46,3 +48,7 @@ class SourceError(SurgeError):
 
 class LLMError(SurgeError):
     pass
+
+
+class StoreError(SurgeError):
+    """The store cannot be read or written (wrong schema, unreadable part, ...)."""

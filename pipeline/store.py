@@ -19,12 +19,9 @@ program passes through Prefect's API.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-import socket
 import threading
-import time
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeGuard, TypeVar
@@ -34,7 +31,19 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
-from pipeline.errors import SurgeError
+from pipeline.errors import StoreError
+from pipeline.parts import (
+    CorruptPart,
+    StoreWriteError,
+    disk_errors,
+    move_aside,
+    new_part_name,
+    open_part,
+    read_error,
+    read_part,
+    verify_part,
+    write_part,
+)
 from pipeline.records import RUN_ID_RULE, Frozen, QuarantinedRecord, RunRequest, RunResult, content_id
 from pipeline.schema import arrow_schema, from_row, to_row
 
@@ -45,8 +54,9 @@ Record = TypeVar("Record", bound=BaseModel)
 # A read's row filter: each column equals the value, or is one of the values of a list, tuple or set.
 Where = Mapping[str, object]
 
+__all__ = ["CorruptPart", "StoreError", "StoreWriteError", "write_part"]  # raised or used by callers
+
 COMPACTION_JOURNAL = ".compaction.json"
-ROWS_PER_ROW_GROUP = 1024  # small enough to filter well, large enough to compress code columns
 # 1: run ids of program, setting and profile only. 2: run ids hash limits, repeats, backend and toolchain
 # identity too (pipeline.records.RUN_ID_RULE); rows of version-1 parts stay readable but their run ids are
 # never matched again. 3: runs store their label protocol and compute the label from the phases (issue 11);
@@ -67,8 +77,6 @@ def old_run_id_rule_rows(rows_by_schema_version: dict[str, int]) -> int:
     )
 
 
-_part_counter = itertools.count(1)
-
 # part -> (its stat, the ids it holds). A part never changes once renamed into place; it is only replaced
 # whole (a batch's part rewritten, a compaction's merged part), which changes its inode. So the ids of a
 # part are read once per process: a batch's stored-run check reads the parts written since the last one,
@@ -82,23 +90,19 @@ CACHED_IDS_MAX = 500_000
 def ids_in_part(part: Path, id_field: str) -> frozenset[str]:
     try:
         stat = part.stat()
-        key, version = (part, id_field), (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-        with _ids_lock:
-            cached = _ids_of_part.get(key)
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        ids = frozenset(pq.ParquetFile(part).read(columns=[id_field]).column(id_field).to_pylist())
-    except (pa.ArrowInvalid, OSError) as error:
-        raise StoreError(f"cannot read {part}: {error}. Run `surge store check`.") from error
+    except OSError as error:
+        raise StoreError(f"cannot read part {part}: {error.strerror}", hint="run the command again") from None
+    key, version = (part, id_field), (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    with _ids_lock:
+        cached = _ids_of_part.get(key)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    ids = frozenset(read_part(part, columns=[id_field]).column(id_field).to_pylist())
     with _ids_lock:
         if sum(len(known) for _, known in _ids_of_part.values()) + len(ids) > CACHED_IDS_MAX:
             _ids_of_part.clear()
         _ids_of_part[key] = (version, ids)
     return ids
-
-
-class StoreError(SurgeError):
-    """The store cannot be read or written (wrong schema, unreadable part, ...)."""
 
 
 class Table(Generic[Record]):
@@ -172,13 +176,17 @@ class Table(Generic[Record]):
         parts = self.part_files()
         if not parts:
             return self.schema.empty_table() if columns is None else self.schema.empty_table().select(columns)
+        files = [open_part(part) for part in parts]
+        if all(file.schema_arrow.equals(self.schema) for file in files):
+            return read_parts(parts, files, columns, where or {})
         try:
-            files = [pq.ParquetFile(part) for part in parts]
-            if all(file.schema_arrow.equals(self.schema) for file in files):
-                return read_parts(files, columns, where or {})
             return self.dataset(parts).to_table(filter=expression_of(where or {}), columns=columns)
-        except (pa.ArrowInvalid, OSError) as error:
-            raise StoreError(f"cannot read table {self.folder}: {error}. Run `surge store check`.") from error
+        except (pa.ArrowException, OSError) as error:
+            for part in parts:  # which part: a dataset's error need not name it
+                verify_part(part)
+            raise StoreError(
+                f"cannot read table {self.folder}: {error}", hint="run `surge store check`"
+            ) from error
 
     def existing_ids(self) -> set[str]:
         return set().union(*(ids_in_part(part, self.id_field) for part in self.part_files()))
@@ -196,13 +204,13 @@ class Table(Generic[Record]):
             yield from_row(self.model, row)
 
     def count(self) -> int:
-        return sum(pq.ParquetFile(p).metadata.num_rows for p in self.part_files())
+        return sum(open_part(p).metadata.num_rows for p in self.part_files())
 
     def rows_by_schema_version(self) -> dict[str, int]:
         """Rows per ``surge.schema_version`` of the parts that hold them (old parts stay readable)."""
         counts: dict[str, int] = {}
         for part in self.part_files():
-            meta = pq.ParquetFile(part).metadata
+            meta = open_part(part).metadata
             version = schema_version_in(meta.metadata)
             counts[version] = counts.get(version, 0) + meta.num_rows
         return counts
@@ -212,12 +220,17 @@ class Table(Generic[Record]):
         return compact_parts(self.folder)
 
 
-def read_parts(files: list[pq.ParquetFile], columns: list[str] | None, where: Where) -> pa.Table:
+def read_parts(
+    parts: list[Path], files: list[pq.ParquetFile], columns: list[str] | None, where: Where
+) -> pa.Table:
     """Rows of parts that share one schema, filtered part by part (one part's rows in memory at a time)."""
     needed = None if columns is None else list(dict.fromkeys([*columns, *where]))
     tables = []
-    for file in files:
-        table = file.read(columns=needed)
+    for part, file in zip(parts, files, strict=True):
+        try:
+            table = file.read(columns=needed)
+        except Exception as error:  # noqa: BLE001 - sorted by read_error: corrupt or I/O
+            raise read_error(part, error) from error
         tables.append(table.filter(row_mask(table, where)) if where else table)
     rows = pa.concat_tables(tables)
     return rows if columns is None else rows.select(columns)
@@ -248,34 +261,6 @@ def expression_of(where: Where) -> pc.Expression | None:
 
 def is_value_list(wanted: object) -> TypeGuard[Collection[object]]:
     return isinstance(wanted, Collection) and not isinstance(wanted, (str, bytes))
-
-
-def write_part(
-    folder: Path, table: pa.Table, name: str | None = None, row_groups: list[int] | None = None
-) -> Path:
-    """Write one part atomically: a hidden temporary file, fsync, rename.
-
-    ``row_groups``: how many rows each row group holds, in order (default: ROWS_PER_ROW_GROUP each)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    name = name or new_part_name()
-    final = folder / name
-    # The temporary name is this writer's own: two writers of the same final part never share one.
-    temporary = folder / f".{name}.{socket.gethostname()}-{os.getpid()}-{next(_part_counter)}.partial"
-    with pq.ParquetWriter(temporary, table.schema, compression="zstd") as writer:
-        if row_groups is None:
-            writer.write_table(table, row_group_size=ROWS_PER_ROW_GROUP)
-        else:
-            for start, rows in zip(itertools.accumulate(row_groups, initial=0), row_groups, strict=False):
-                writer.write_table(table.slice(start, rows), row_group_size=max(1, rows))
-    with open(temporary, "rb") as written:
-        os.fsync(written.fileno())
-    os.replace(temporary, final)
-    return final
-
-
-def new_part_name() -> str:
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    return f"part-{stamp}-{socket.gethostname()}-{os.getpid()}-{next(_part_counter):04d}.parquet"
 
 
 def part_files(folder: Path) -> list[Path]:
@@ -318,7 +303,7 @@ def compact_parts(folder: Path) -> Path | None:
 
 
 def schema_version_of(part: Path) -> str:
-    return schema_version_in(pq.read_schema(part).metadata)
+    return schema_version_in(open_part(part).schema_arrow.metadata)
 
 
 def schema_version_in(metadata: dict[bytes, bytes] | None) -> str:
@@ -330,16 +315,32 @@ def merge_parts(folder: Path, old_parts: list[Path]) -> Path:
     """One compaction: parts of one schema version into one, journalled (see ``compact_parts``)."""
     import pyarrow.dataset as ds
 
-    merged_rows = ds.dataset([str(p) for p in old_parts], format="parquet").to_table()
-    metadata = pq.read_schema(old_parts[0]).metadata
+    try:
+        merged_rows = ds.dataset([str(p) for p in old_parts], format="parquet").to_table()
+    except (pa.ArrowException, OSError) as error:
+        for part in old_parts:  # which part: a dataset's error need not name it
+            verify_part(part)
+        raise StoreError(f"cannot read table {folder}: {error}", hint="run `surge store check`") from error
+    metadata = open_part(old_parts[0]).schema_arrow.metadata
     name = new_part_name()
-    journal = folder / COMPACTION_JOURNAL
-    pending = folder / f"{COMPACTION_JOURNAL}.partial"
-    pending.write_text(json.dumps({"merged": name, "replaces": [p.name for p in old_parts]}))
-    os.replace(pending, journal)
-    merged = write_part(folder, merged_rows.replace_schema_metadata(metadata), name)
-    finish_compaction(folder)
+    write_journal(folder, {"merged": name, "replaces": [p.name for p in old_parts]})
+    try:
+        merged = write_part(folder, merged_rows.replace_schema_metadata(metadata), name)
+    finally:
+        finish_compaction(folder)  # landed: drop the old parts; failed (a full disk): forget the journal
     return merged
+
+
+def write_journal(folder: Path, plan: dict[str, object]) -> None:
+    """The compaction journal, atomically (a failed write leaves no pending file behind)."""
+    pending = folder / f"{COMPACTION_JOURNAL}.partial"
+    with disk_errors(folder):
+        try:
+            pending.write_text(json.dumps(plan))
+            os.replace(pending, folder / COMPACTION_JOURNAL)
+        except BaseException:
+            pending.unlink(missing_ok=True)
+            raise
 
 
 def finish_compaction(folder: Path) -> None:
@@ -347,9 +348,10 @@ def finish_compaction(folder: Path) -> None:
     replaced = replaced_by_compaction(folder)
     if replaced is None:
         return
-    for name in replaced:
-        (folder / name).unlink(missing_ok=True)
-    (folder / COMPACTION_JOURNAL).unlink()
+    with disk_errors(folder):  # a read-only store: one line, not a traceback
+        for name in replaced:
+            (folder / name).unlink(missing_ok=True)
+        (folder / COMPACTION_JOURNAL).unlink()
 
 
 # A plan part's metadata: its batch ids, in the order of its row groups (one row group per batch).
@@ -388,6 +390,47 @@ class Store:
             self.root / "quarantine", QuarantinedRecord, "quarantine_id"
         )
         self.manifest: Table[PlannedRun] = Table(self.root / "manifest", PlannedRun, "plan_id")
+
+    @classmethod
+    def existing(cls, root: Path | str) -> Store:
+        """The store at ``root``, for commands that only read it: a path holding nothing is an error
+        (a typo in --store must not read as "0 runs")."""
+        store = cls(root)
+        if not store.root.is_dir():
+            raise StoreError(
+                f"no store at {store.root}",
+                hint="give the store folder that `surge run` or `surge build` wrote (default: .surge/store)",
+            )
+        return store
+
+    # -- parts that do not read ----------------------------------------------------------------
+
+    def corrupt_parts(self) -> list[CorruptPart]:
+        """Every part of every table that does not decode (each row group read: slow on a big store)."""
+        corrupt = []
+        for folder in self.table_folders():
+            for part in part_files(folder):
+                try:
+                    verify_part(part)
+                except CorruptPart as error:
+                    corrupt.append(error)
+        return corrupt
+
+    def repair(self) -> list[QuarantinedRecord]:
+        """Move every corrupt part aside (``<table>/.corrupt/``), each with a quarantine record; every
+        other part stays. The runs of a moved part run again on the next ``surge run``."""
+        records = [self.set_aside(error) for error in self.corrupt_parts()]
+        self.quarantine.append_new(records)
+        return records
+
+    def set_aside(self, corrupt: CorruptPart) -> QuarantinedRecord:
+        moved = move_aside(corrupt.part)
+        return QuarantinedRecord(
+            stage="store",
+            source=corrupt.part.parent.name,
+            location=str(moved.relative_to(self.root)),
+            reason=f"corrupt part {corrupt.part.name} moved aside: {corrupt.detail}",
+        )
 
     # -- the manifest: work by reference -------------------------------------------------------
 

@@ -50,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> dict[str, Any]:
     keep = [args.store] + ([args.import_release] if args.import_release is not None else [])
     check_target(args.out, args.overwrite, keep)
-    store = Store(args.store)
+    # Importing a release may start a new store; exporting alone reads one that must be there.
+    store = Store(args.store) if args.import_release is not None else Store.existing(args.store)
     imported = 0
     if args.import_release is not None:
         records, bad = load_release(args.import_release)

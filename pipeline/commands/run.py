@@ -109,11 +109,10 @@ def render(summary: dict[str, Any]) -> str:
     ]
     for verdict, count in sorted(summary["verdicts"].items()):
         lines.append(f"  {verdict:<18}{count}")
-    if summary["sandbox_errors"] or summary["failed_batches"]:
-        lines.append(
-            f"sandbox errors    {summary['sandbox_errors']} runs, {summary['failed_batches']} batches "
-            "(quarantined; run again to retry)"
-        )
+    if summary["sandbox_errors"]:
+        lines.append(f"sandbox errors    {summary['sandbox_errors']} runs (quarantined; run again to retry)")
+    if summary["failed_batches"]:
+        lines.append(f"failed batches    {summary['failed_batches']} (why: below; run again to resume)")
     if summary["bad_lines"]:
         lines.append(f"bad lines         {len(summary['bad_lines'])} (skipped, kept in the quarantine table)")
         lines.extend(f"  {bad['location']}: {bad['reason']}" for bad in summary["bad_lines"])

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
-    store = Store(args.store)
+    store = Store.existing(args.store)
     runs = store.runs.read(columns=["language", "verdict", "run", "distinct_outputs", "varied"])
     summary: dict[str, Any] = {
         "store": str(args.store),

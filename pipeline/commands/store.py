@@ -1,4 +1,10 @@
-"""surge store: check that every part file of the store reads, clean leftovers, compact parts."""
+"""surge store: check that every part file of the store reads, clean leftovers, set corrupt parts aside,
+compact parts.
+
+A corrupt part (not Parquet: truncated, overwritten) is reported by ``check`` (exit 1). ``check --repair``
+and ``compact`` move it into its table's ``.corrupt/`` folder with a record in the quarantine table, and keep
+every other part: the runs it held run again on the next ``surge run``.
+"""
 
 from __future__ import annotations
 
@@ -6,52 +12,79 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from pipeline.commands.common import add_store_argument
+from pipeline.errors import StoreError
+from pipeline.parts import CorruptPart, disk_errors, verify_part
 from pipeline.store import Store, compact_parts, finish_compaction, part_files
 
-HELP = "check the store's part files (and remove leftovers of interrupted writes), or compact them"
-EXAMPLE = "surge store check --clean --store .surge/store"
+HELP = (
+    "check the store's part files (and remove leftovers of interrupted writes, set corrupt parts aside), "
+    "or compact them"
+)
+EXAMPLE = "surge store check --clean --repair --store .surge/store"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "action", choices=["check", "compact"], help="check: read every part; compact: merge parts"
+        "action",
+        choices=["check", "compact"],
+        help="check: decode every part; compact: set corrupt parts aside, then merge the rest",
     )
     parser.add_argument("--clean", action="store_true", help="with check: delete leftover *.partial files")
+    parser.add_argument(
+        "--repair",
+        action="store_true",
+        help="with check: move corrupt parts to <table>/.corrupt/, each with a quarantine record",
+    )
     add_store_argument(parser)
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
-    store = Store(args.store)
+    store = Store.existing(args.store)
     report: dict[str, Any] = {"store": str(args.store), "tables": {}}
+    if args.action == "compact" or args.repair:
+        report["set_aside"] = [record.location for record in store.repair()]
     for folder in store.table_folders():
         if args.action == "compact":
             merged = compact_parts(folder)
             report["tables"][folder.name] = {"merged_into": str(merged) if merged else None}
         else:
             report["tables"][folder.name] = check_table(folder, clean=args.clean)
-    broken = sum(len(t.get("unreadable", [])) for t in report["tables"].values())
-    report["exit_code"] = 1 if broken else 0
+    broken = [
+        f"{name}/{bad}" for name, table in report["tables"].items() for bad in table.get("unreadable", [])
+    ]
+    report["failures"] = [unreadable_failure(broken, args.store)] if broken else []
+    report["_text"] = render(report)
     return report
 
 
+def unreadable_failure(broken: list[str], store: Path) -> dict[str, str]:
+    more = f" and {len(broken) - 1} more" if len(broken) > 1 else ""
+    return {
+        "reason": f"{len(broken)} parts do not read: {broken[0]}{more}",
+        "fix": f"`surge store check --repair --store {store}` moves corrupt parts to <table>/.corrupt/ with "
+        "a quarantine record (their runs run again on the next `surge run`)",
+    }
+
+
 def check_table(folder: Path, clean: bool) -> dict[str, Any]:
-    """Read every part's footer; with clean, finish an interrupted compaction and drop temporary files."""
+    """Decode every part; with clean, finish an interrupted compaction and drop temporary files."""
     if clean:
         finish_compaction(folder)
     parts = part_files(folder)
     rows, unreadable = 0, []
     for part in parts:
         try:
-            rows += pq.ParquetFile(part).metadata.num_rows
-        except Exception as error:  # noqa: BLE001 - report every broken part, whatever broke it
+            rows += verify_part(part)
+        except CorruptPart as error:
+            unreadable.append(f"{part.name}: corrupt ({error.detail})")
+        except StoreError as error:  # cannot be read at all (permissions): reported, never moved
             unreadable.append(f"{part.name}: {error}")
     leftovers = sorted(folder.glob(".*.partial"))
     if clean:
-        for leftover in leftovers:
-            leftover.unlink()
+        with disk_errors(folder):
+            for leftover in leftovers:
+                leftover.unlink()
     return {
         "parts": len(parts),
         "rows": rows,
@@ -59,3 +92,19 @@ def check_table(folder: Path, clean: bool) -> dict[str, Any]:
         "partial_leftovers": [p.name for p in leftovers],
         "cleaned": clean,
     }
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [f"store {report['store']}"]
+    for moved in report.get("set_aside", []):
+        lines.append(f"  set aside (corrupt, see the quarantine table): {moved}")
+    for name, table in report["tables"].items():
+        if "merged_into" in table:
+            lines.append(f"  {name:<12} merged into {table['merged_into'] or '(nothing to merge)'}")
+            continue
+        lines.append(f"  {name:<12} {table['parts']} parts, {table['rows']} rows")
+        lines.extend(f"    unreadable: {bad}" for bad in table["unreadable"])
+        if table["partial_leftovers"]:
+            done = "removed" if table["cleaned"] else "left (remove with --clean)"
+            lines.append(f"    {len(table['partial_leftovers'])} leftovers of interrupted writes {done}")
+    return "\n".join(lines)
