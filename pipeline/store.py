@@ -9,7 +9,9 @@ Layout::
 
 Each part is written under a hidden temporary name and renamed into place, so a reader (pyarrow,
 DuckDB, polars, pandas) never sees half a file, and an interrupted run leaves every completed part
-readable. Resuming is a scan of one id column: ``existing_ids()``.
+readable. Resuming is a scan of one id column: ``existing_ids()``. How one part is written and read, and
+what a full disk, a read-only folder or a corrupt part becomes, is ``pipeline.parts``; a corrupt part is
+set aside into ``<table>/.corrupt/`` with a quarantine record by ``Store.repair``.
 
 The manifest is how work reaches the orchestrator by reference (issue 10): planning writes every pending
 ``RunRequest`` once, with its content-addressed batch id; a flow receives the store path and a plan id,
