@@ -398,12 +398,21 @@ class Store:
         """The store at ``root``, for commands that only read it: a path holding nothing is an error
         (a typo in --store must not read as "0 runs")."""
         store = cls(root)
-        if not store.root.is_dir():
+        if not store.root.is_dir() or not store.holds_a_table():
+            held = " (the folder holds no table: runs/, quarantine/, ...)" if store.root.is_dir() else ""
             raise StoreError(
-                f"no store at {store.root}",
+                f"no store at {store.root}{held}",
                 hint="give the store folder that `surge run` or `surge build` wrote (default: .surge/store)",
             )
         return store
+
+    def holds_a_table(self) -> bool:
+        """One of the store's own tables, or any folder of part files (an empty folder is no store)."""
+        ours = {self.runs.folder.name, self.quarantine.folder.name, self.manifest.folder.name}
+        return any(
+            folder.name in ours or next(folder.glob("part-*.parquet"), None) is not None
+            for folder in self.table_folders()
+        )
 
     # -- parts that do not read ----------------------------------------------------------------
 

@@ -131,20 +131,29 @@ def test_check_repair_sets_corrupt_parts_of_any_table_aside_and_keeps_the_rest(
 # -- a store that is not there -------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("what", ["missing", "empty folder", "folder of other things"])
 @pytest.mark.parametrize(
     "argv",
     [["stats", "--store"], ["store", "check", "--store"], ["store", "compact", "--store"], ["export"]],
     ids=["stats", "check", "compact", "export"],
 )
 def test_reading_a_store_that_is_not_there_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], what: str
 ) -> None:
-    missing = tmp_path / "no-such-store"
+    # A typo in --store, or the wrong folder, must not read as a store of 0 runs.
+    path = tmp_path / "no-store"
+    if what != "missing":
+        path.mkdir()
+    if what == "folder of other things":
+        (path / "src").mkdir()
+        (path / "src" / "notes.txt").write_text("not a table")
     extra = [str(tmp_path / "out")] if argv == ["export"] else []
-    assert main([*argv, str(missing), *extra]) == 2
+    assert main([*argv, str(path), *extra]) == 2
     (line,) = error_lines(capsys.readouterr().err)
-    assert f"no store at {missing}" in line and "fix:" in line
-    assert not missing.exists()
+    assert f"no store at {path}" in line and "fix:" in line
+    assert sorted(p.name for p in path.rglob("*")) == (
+        [] if what != "folder of other things" else ["notes.txt", "src"]
+    )
 
 
 # -- real file systems: read-only mounts and a small disk ----------------------------------------
