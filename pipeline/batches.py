@@ -9,13 +9,14 @@ writing it twice replaces it whole: no row is lost and none is stored twice.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -24,6 +25,9 @@ from pipeline.records import QuarantinedRecord, RunRequest, RunResult, Verdict, 
 
 if TYPE_CHECKING:  # the store (pyarrow) loads when a batch runs, not when the CLI builds its parser
     from pipeline.store import Store
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class BatchCounts(BaseModel):
@@ -151,14 +155,27 @@ def execute_batch(store_root: Path | str, plan_id: str, batch_id: str, unsafe: b
                 results = list(sandbox.run_batch(todo))
         except SurgeError as error:
             raise BatchFailed(str(error), error.hint or "see `surge doctor`") from None
-    try:
-        counts = write_rows(store, results)
-    except SurgeError as error:  # a full disk, a read-only store: running the programs again cannot help
-        raise BatchFailed(str(error), error.hint or "run `surge store check`") from None
+    counts = write_rows(store, results)
     counts.found_stored = len(stored)
     return counts
 
 
+def store_failures_fail_the_batch(write: Callable[P, R]) -> Callable[P, R]:
+    """A store that cannot take the rows (a full disk, a read-only folder) fails the batch with the store's
+    reason and fix, as a BatchFailed: never retried, since running the programs again would fail the same
+    write. Plain positional args, like every BatchFailed: it pickles back from a Dask worker."""
+
+    @functools.wraps(write)
+    def writing(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return write(*args, **kwargs)
+        except SurgeError as error:
+            raise BatchFailed(str(error), error.hint or "run `surge store check`") from None
+
+    return writing
+
+
+@store_failures_fail_the_batch
 def write_rows(store: Store, results: list[RunResult]) -> BatchCounts:
     """The batch's finished runs as one part; a sandbox failure is quarantined instead (a rerun retries)."""
     kept = [r for r in results if r.verdict is not Verdict.SANDBOX_ERROR]

@@ -59,6 +59,9 @@ class CorruptPart(StoreError):
         self.part = part
         self.detail = detail
 
+    def __reduce__(self) -> tuple[type[CorruptPart], tuple[Path, str]]:
+        return CorruptPart, (self.part, self.detail)  # pickles (a Dask worker's error) with its fields
+
 
 def write_part(
     folder: Path, table: pa.Table, name: str | None = None, row_groups: list[int] | None = None

@@ -4,6 +4,7 @@ working folder (read-only mounts: root ignores file modes), and a disk that fill
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -15,6 +16,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+import pipeline.parts as parts_module
+from pipeline.batches import BatchFailed, write_rows
 from pipeline.cli import main
 from pipeline.records import QuarantinedRecord
 from pipeline.store import Store
@@ -126,6 +129,26 @@ def test_check_repair_sets_corrupt_parts_of_any_table_aside_and_keeps_the_rest(
     reasons = [r.reason for r in Store(tmp_path).quarantine.records()]
     assert len(reasons) == 2 and all("corrupt part" in reason for reason in reasons)
     assert main(["stats", "--store", str(tmp_path)]) == 0
+
+
+# -- a batch whose rows cannot be written ---------------------------------------------------------
+
+
+def test_a_batch_whose_rows_the_store_cannot_take_fails_with_the_stores_reason_and_no_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # BatchFailed is what the task's retry condition never retries (flows/run_programs.py): running the
+    # batch's programs again would fail the same write.
+    def disk_full(path: Path, *args: object) -> None:
+        path.write_bytes(b"PAR1 the first bytes")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(parts_module, "write_parquet", disk_full)
+    with pytest.raises(BatchFailed) as raised:
+        write_rows(Store(tmp_path), [make_result()])
+    assert raised.value.reason.startswith(f"no space left on the disk of the store {tmp_path}")
+    assert "free space on that disk" in raised.value.fix
+    assert list(tmp_path.rglob("*.partial")) == [] and list(tmp_path.rglob("part-*")) == []
 
 
 # -- a store that is not there -------------------------------------------------------------------
