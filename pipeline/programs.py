@@ -4,15 +4,20 @@ A line is a ``Program`` as JSON, plus two conveniences::
 
     {"language": "cpp", "files": [{"path": "main.cpp", "content": "..."}], "argv": ["3"], "stdin": ""}
     {"language": "python", "source": "print(6 * 7)"}                 # one file, named by the language spec
-    {"language": "c", "path": "hello.c"}                             # a file beside the JSONL
+    {"language": "c", "path": "hello.c"}                             # a file under the JSONL's folder
     {"language": "cpp", "source": "...", "settings": ["g++-C++14--O2", {"compiler": "clang++-19"}]}
 
-``settings`` (SURGE dr keys or ExecutionSetting objects) runs the program once per setting.
+``settings`` (SURGE dr keys or ExecutionSetting objects) runs the program once per setting; a setting its
+language's toolchain cannot take (the spec's ``settings``, sandboxes/languages/) makes the line bad. A
+``path`` names a file under the JSONL's folder once links are resolved, never one elsewhere on the host.
+Every line gives an entry or a quarantine record with its reason: ``parse_program_line`` raises only
+ValueError (pydantic's ValidationError is one) or OSError (a file the ``path`` names cannot be read).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -29,9 +34,10 @@ from pipeline.records import (
     QuarantinedRecord,
     RunRequest,
 )
-from sandboxes.languages import parse_language
+from sandboxes.languages import parse_language, setting_refusal
 
 RAW_EXCERPT_CHARS = 2000
+SHOWN_SETTING_CHARS = 120
 
 
 class ProgramEntry(BaseModel):
@@ -39,6 +45,20 @@ class ProgramEntry(BaseModel):
 
     program: Program
     settings: tuple[ExecutionSetting, ...] = (ExecutionSetting(),)
+
+    @property
+    def has_own_settings(self) -> bool:
+        return self.settings != (ExecutionSetting(),)
+
+
+class SettingReach(BaseModel):
+    """What a command-line setting did: the programs it applied to, those whose language cannot take it
+    (they ran as usual), and those that kept the settings of their own line."""
+
+    applied: int = 0
+    not_applied: int = 0
+    not_applied_by_language: dict[str, int] = {}
+    own_settings: int = 0
 
 
 def load_program_file(path: Path) -> tuple[list[ProgramEntry], list[QuarantinedRecord]]:
@@ -52,7 +72,7 @@ def load_program_file(path: Path) -> tuple[list[ProgramEntry], list[QuarantinedR
                 continue
             try:
                 entries.append(parse_program_line(raw, base_dir=path.parent))
-            except (ValueError, ValidationError, OSError) as error:
+            except (ValueError, OSError) as error:  # ValidationError is a ValueError
                 quarantined.append(
                     QuarantinedRecord(
                         stage="load-programs",
@@ -66,37 +86,82 @@ def load_program_file(path: Path) -> tuple[list[ProgramEntry], list[QuarantinedR
 
 
 def parse_program_line(raw: bytes, base_dir: Path) -> ProgramEntry:
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise ValueError(f"line is not UTF-8 ({error.reason} at byte {error.start})") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(f"not valid JSON: {error.msg} at column {error.colno}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"a program line must be a JSON object, not {type(data).__name__}")
-    settings = [parse_setting(s) for s in _as_list(data.pop("settings", data.pop("setting", [])))]
+    """One line as a program and its settings; ValueError or OSError says why the line is bad."""
+    data = json_object(raw)
+    raw_settings = _as_list(data.pop("settings", data.pop("setting", [])))
     if "language" not in data:
         raise ValueError("missing field 'language'")
     data["language"] = parse_language(str(data["language"]))
-    data = _expand_shorthands(data, base_dir)
-    program = Program.model_validate(data)
-    return ProgramEntry(program=program, settings=tuple(settings) or (ExecutionSetting(),))
+    program = Program.model_validate(_expand_shorthands(data, base_dir))
+    settings = tuple(setting_for(program, value) for value in raw_settings)
+    return ProgramEntry(program=program, settings=settings or (ExecutionSetting(),))
+
+
+def json_object(raw: bytes) -> dict[str, Any]:
+    """The line's JSON object, whose every string is Unicode text (ids, files and Parquet need UTF-8)."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"line is not UTF-8 ({error.reason} at byte {error.start})") from None
+    except UnicodeEncodeError as error:
+        raise ValueError(f"line holds a lone surrogate escape such as \\ud800 ({error.reason})") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not valid JSON: {error.msg} at column {error.colno}") from None
+    except RecursionError:
+        # Python's JSON reader recurses once per level; a program line is a flat object.
+        raise ValueError("JSON nested too deeply to read (a program line is a flat object)") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"a program line must be a JSON object, not {type(data).__name__}")
+    return data
 
 
 def _expand_shorthands(data: dict[str, Any], base_dir: Path) -> dict[str, Any]:
     if "files" in data:
         return data
-    if "source" in data:
-        filename = data.pop("filename", "main")
-        data["files"] = [ProgramFile(path=filename, content=str(data.pop("source")))]
+    if "source" in data:  # the file's path and content are checked by ProgramFile, as any file's
+        data["files"] = [{"path": data.pop("filename", "main"), "content": data.pop("source")}]
     elif "path" in data:
-        file_path = base_dir / str(data.pop("path"))
-        if not file_path.is_file():
-            raise ValueError(f"file not found: {file_path}")
-        data["files"] = [ProgramFile(path=file_path.name, content=file_path.read_text(encoding="utf-8"))]
+        data["files"] = [read_beside(base_dir, data.pop("path"))]
     else:
         raise ValueError("a program needs 'files', 'source' or 'path'")
     return data
+
+
+def read_beside(base_dir: Path, name: Any) -> ProgramFile:
+    """The ``path`` shorthand: a regular file under ``base_dir`` once every link is resolved, so a line can
+    never bring a host file (/etc/shadow, /proc/self/environ) into the store. Read as written (bytes
+    decoded as UTF-8, line ends kept)."""
+    if not isinstance(name, str) or not name or "\0" in name:
+        raise ValueError(f"'path' must name a file under the programs file's folder, not {name!r}")
+    folder = base_dir.resolve()
+    try:
+        target = (folder / name).resolve()
+    except RuntimeError:  # Python 3.11 raises it for a loop of links
+        raise ValueError(f"'path' {name!r} is a loop of links") from None
+    if not target.is_relative_to(folder):
+        raise ValueError(
+            f"'path' {name!r} is outside the programs file's folder {folder} (it resolves to {target}): "
+            "a program line may only name files under it"
+        )
+    if not target.is_file():
+        raise ValueError(f"file not found: {folder / name} (a 'path' names a regular file)")
+    try:
+        content = target.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"'path' {name!r} is not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from None
+    return ProgramFile(path=target.name, content=content)
+
+
+def setting_for(program: Program, value: Any) -> ExecutionSetting:
+    """A line's setting, if the program's language can take it (a setting is a fact of a toolchain)."""
+    setting = parse_setting(value)
+    if refusal := setting_refusal(program.language, setting):
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=True)
+        raise ValueError(f"setting {shown[:SHOWN_SETTING_CHARS]!r} cannot apply: {refusal}")
+    return setting
 
 
 def parse_setting(value: Any) -> ExecutionSetting:
@@ -104,7 +169,7 @@ def parse_setting(value: Any) -> ExecutionSetting:
         return ExecutionSetting.from_surge_key(value)
     if isinstance(value, dict):
         return ExecutionSetting.model_validate(value)
-    raise ValueError(f"a setting is a SURGE key string or an object, not {value!r}")
+    raise ValueError(f"a setting is a SURGE key string or an object, not {repr(value)[:SHOWN_SETTING_CHARS]}")
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -115,10 +180,37 @@ def describe_error(error: Exception) -> str:
     """One readable line: pydantic's first error with its field path, or the exception's text."""
     if isinstance(error, ValidationError):
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "line"
+        where = ".".join(str(part) for part in first["loc"]) or "program"
+        message = first["msg"].removeprefix("Value error, ")  # our own validators' words, as written
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
-        return f"{where}: {first['msg']}{more}"
+        return f"{where}: {message}{more}"
     return str(error)
+
+
+def with_default_setting(
+    entries: Iterable[ProgramEntry], setting: ExecutionSetting
+) -> tuple[list[ProgramEntry], SettingReach]:
+    """The command line's setting on every program without settings of its own whose language can take
+    it (g++-C++14--O2 reaches the C++ programs); the others run as usual, and the reach says how many."""
+    updated: list[ProgramEntry] = []
+    applied = own = 0
+    refused: Counter[str] = Counter()
+    for entry in entries:
+        if entry.has_own_settings:
+            own += 1
+        elif setting_refusal(entry.program.language, setting) is None:
+            entry = entry.model_copy(update={"settings": (setting,)})
+            applied += 1
+        else:
+            refused[entry.program.language.value] += 1
+        updated.append(entry)
+    reach = SettingReach(
+        applied=applied,
+        not_applied=sum(refused.values()),
+        not_applied_by_language=dict(sorted(refused.items())),
+        own_settings=own,
+    )
+    return updated, reach
 
 
 def plan_requests(
@@ -128,13 +220,14 @@ def plan_requests(
     repeats: int,
     default_setting: ExecutionSetting | None = None,
 ) -> list[RunRequest]:
-    """Every (program, setting, profile) combination, each run id once."""
+    """Every (program, setting, profile) combination, each run id once; ``default_setting`` as
+    ``with_default_setting`` applies it."""
+    if default_setting is not None:
+        entries, _ = with_default_setting(entries, default_setting)
     requests: dict[str, RunRequest] = {}
     for profile in profiles:
         for entry in entries:
             for setting in entry.settings:
-                if default_setting is not None and setting == ExecutionSetting():
-                    setting = default_setting
                 request = RunRequest(
                     program=entry.program, setting=setting, profile=profile, limits=limits, repeats=repeats
                 )

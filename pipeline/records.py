@@ -156,6 +156,21 @@ class QuarantinedRecord(Frozen):
 # ---------------------------------------------------------------------------------------------
 
 
+NAME_MAX_BYTES = 255  # the longest file or folder name Linux can create
+
+
+def unicode_text(text: str, what: str) -> str:
+    """`text` if it is Unicode text: a lone surrogate (JSON's "\\ud800") has no UTF-8 form, so every id,
+    file and Parquet column would fail on it later, long after the input was read."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(
+            f"{what} is not Unicode text (a lone surrogate at character {error.start})"
+        ) from None
+    return text
+
+
 class ProgramFile(Frozen):
     path: str = Field(description="relative path under /app, e.g. 'Main.java' or 'src/lib.rs'")
     content: str
@@ -163,10 +178,23 @@ class ProgramFile(Frozen):
     @field_validator("path")
     @classmethod
     def _relative_and_inside(cls, path: str) -> str:
+        """A path the sandbox can create under /app, and only there: a path it cannot create would be a
+        sandbox error that running again never fixes."""
         parts = path.replace("\\", "/").split("/")
         if not path or path.startswith("/") or ".." in parts:
             raise ValueError(f"file path must be relative and stay inside /app: {path!r}")
-        return path
+        if "\0" in path:
+            raise ValueError(f"file path holds a NUL byte: {path!r}")
+        if "" in parts or "." in parts:
+            raise ValueError(f"file path has an empty or '.' part (write 'src/a.c'): {path!r}")
+        if any(len(part.encode("utf-8", "replace")) > NAME_MAX_BYTES for part in parts):
+            raise ValueError(f"file path has a name longer than {NAME_MAX_BYTES} bytes: {path[:80]!r}...")
+        return unicode_text(path, "file path")
+
+    @field_validator("content")
+    @classmethod
+    def _unicode(cls, content: str) -> str:
+        return unicode_text(content, "file content")
 
 
 class LabelProtocol(StrEnum):
@@ -201,6 +229,33 @@ class Program(Frozen):
         from sandboxes.languages import registered
 
         return registered(language)
+
+    @model_validator(mode="after")
+    def _runnable_text(self) -> Self:
+        """Every text has a UTF-8 form (ids, files and Parquet need one), and nothing passed through exec
+        holds a NUL: either would be a sandbox error that running again never fixes."""
+        for text in (*self.argv, self.run_instruction or ""):
+            if "\0" in unicode_text(text, "argv or run_instruction"):
+                raise ValueError(f"argv or run_instruction holds a NUL byte: {text[:80]!r}")
+        for text in (self.stdin, self.entry or "", *self.origin, *self.origin.values()):
+            unicode_text(text, "stdin, entry or origin")
+        return self
+
+    @model_validator(mode="after")
+    def _files_fit_in_one_folder(self) -> Self:
+        """The files can all be placed under /app, each once, and the entry is one of them."""
+        paths = [f.path for f in self.files]
+        seen: set[str] = set()
+        for path in paths:
+            if path in seen:
+                raise ValueError(f"two files have the path {path!r}")
+            seen.add(path)
+        folders = {"/".join(p.split("/")[:depth]) for p in paths for depth in range(1, p.count("/") + 1)}
+        if clash := sorted(seen & folders):
+            raise ValueError(f"{clash[0]!r} is both a file and a folder of other files")
+        if self.entry is not None and self.entry not in seen:
+            raise ValueError(f"entry {self.entry!r} is not one of the program's files ({', '.join(paths)})")
+        return self
 
     @computed_field  # type: ignore[prop-decorator]
     @cached_property
@@ -633,6 +688,16 @@ class RunRequest(Frozen):
         description="identity of the tools the run uses: tool versions (bwrap) or image id (docker); "
         "filled by sandboxes.identity at planning time",
     )
+
+    @model_validator(mode="after")
+    def _setting_fits_the_language(self) -> Self:
+        """Nothing runs under a setting its language's toolchain cannot take (g++ on a Python file):
+        the refusal comes from the language's spec, before any sandbox starts."""
+        from sandboxes.languages import setting_refusal  # lazy, as in Program._registered
+
+        if refusal := setting_refusal(self.program.language, self.setting):
+            raise ValueError(refusal)
+        return self
 
     @computed_field  # type: ignore[prop-decorator]
     @cached_property

@@ -18,7 +18,7 @@ from pipeline.commands.common import (
     repeats_count,
 )
 from pipeline.errors import ConfigurationError, InputError
-from pipeline.programs import load_program_file, parse_setting, plan_requests
+from pipeline.programs import load_program_file, parse_setting, plan_requests, with_default_setting
 from pipeline.store import Store
 
 HELP = "execute programs (JSONL, one per line) in sandboxes and append the results to the Parquet store"
@@ -33,7 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--profile", action="append", default=None, help="environment profile (repeatable; default: default)"
     )
     parser.add_argument(
-        "--setting", default=None, help="default setting, e.g. g++-C++14--O2, for lines without one"
+        "--setting",
+        default=None,
+        help="setting, e.g. g++-C++14--O2, for the lines without one whose language's toolchain takes it "
+        "(g++: C++); the others run as usual, and the summary says how many it applied to",
     )
     parser.add_argument(
         "--repeats",
@@ -86,19 +89,35 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             hint="write one JSON program per line, e.g. "
             '{"language": "python", "source": "print(1)"} (docs/programs.md)',
         )
+    reach = None
+    if setting is not None:
+        entries, reach = with_default_setting(entries, setting)
     prestart_api()  # Prefect's API boots while the requests are planned and written
-    planned = plan_requests(entries, profiles, limits, args.repeats, setting)
+    planned = plan_requests(entries, profiles, limits, args.repeats)
     requests = identify(planned, args.backend, args.unsafe)
     outcome = execute_requests(store, requests, args, "surge-run", unsafe=args.unsafe)
     summary: dict[str, Any] = {
         "programs": len(entries),
         "bad_lines": [{"location": q.location, "reason": q.reason} for q in bad_lines],
+        "setting": {"key": args.setting, **reach.model_dump()} if reach is not None else None,
         **outcome,
         "store": str(args.store),
         "exit_code": BAD_INPUT_EXIT_CODE if (args.strict and bad_lines) else 0,
     }
     summary["_text"] = render(summary)
     return summary
+
+
+def render_setting(reach: dict[str, Any]) -> str:
+    """Where --setting applied: a setting is a fact of a toolchain, so a mixed file runs partly under it."""
+    refused = ", ".join(f"{language} {n}" for language, n in reach["not_applied_by_language"].items())
+    line = (
+        f"setting           {reach['key']} applied to {reach['applied']} programs, "
+        f"not to {reach['not_applied']} (their language cannot take it{': ' + refused if refused else ''})"
+    )
+    if reach["own_settings"]:
+        line += f"; {reach['own_settings']} kept the settings of their line"
+    return line
 
 
 def render(summary: dict[str, Any]) -> str:
@@ -109,6 +128,8 @@ def render(summary: dict[str, Any]) -> str:
     ]
     for verdict, count in sorted(summary["verdicts"].items()):
         lines.append(f"  {verdict:<18}{count}")
+    if summary["setting"]:
+        lines.append(render_setting(summary["setting"]))
     if summary["sandbox_errors"]:
         lines.append(f"sandbox errors    {summary['sandbox_errors']} runs (quarantined; run again to retry)")
     if summary["failed_batches"]:

@@ -9,9 +9,9 @@ registered later (a test's throwaway one) is seen everywhere.
 from __future__ import annotations
 
 from pipeline.errors import ConfigurationError
-from pipeline.records import Language
+from pipeline.records import ExecutionSetting, Language
 from sandboxes.languages import c, cpp, csharp, java, javascript, julia, lean4, python, rust
-from sandboxes.languages.base import WORKDIR, LanguageSpec
+from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec
 
 REGISTRY: dict[Language, LanguageSpec] = {
     spec.language: spec
@@ -34,11 +34,13 @@ __all__ = [
     "REGISTRY",
     "SELF_TEST_OUTPUT",
     "WORKDIR",
+    "AcceptedSettings",
     "LanguageSpec",
     "image_families",
     "language_aliases",
     "parse_language",
     "registered",
+    "setting_refusal",
     "setup_packages",
     "spec_for",
 ]
@@ -58,6 +60,11 @@ def registered(language: Language | str) -> Language:
     if Language(language) not in REGISTRY:
         raise ValueError(f"unknown language {str(language)!r} (known: {_known()})")
     return Language(language)
+
+
+def setting_refusal(language: Language | str, setting: ExecutionSetting) -> str | None:
+    """Why `language`'s toolchain cannot take `setting` (its spec's ``settings`` say), or None."""
+    return spec_for(language).setting_refusal(setting)
 
 
 def language_aliases() -> dict[str, Language]:

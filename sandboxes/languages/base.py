@@ -7,11 +7,53 @@ Paths are absolute under /app because compiler diagnostics quote them and SURGE'
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
 
 WORKDIR = "/app"
+
+# A versioned compiler ("clang++-19", "gcc-12") is one of its family's ("clang++", "gcc").
+_VERSION_SUFFIX = re.compile(r"-\d+(?:\.\d+)*$")
+
+
+@dataclass(frozen=True)
+class AcceptedSettings:
+    """Which parts of an ExecutionSetting a language's toolchain takes: a setting is a fact of a toolchain.
+
+    A setting asking for anything else is refused, never run: g++ never builds a Python file, and no row
+    records an -O2 that javac ignored. The empty default is an interpreted language's: it takes nothing.
+    """
+
+    compilers: tuple[str, ...] = ()  # compiler families; a versioned name ("clang++-19") is its family's
+    standards: tuple[str, ...] = ()  # the -std values (editions for rustc) the compilers take
+    optimization: bool = False  # whether an -O level reaches the compile command
+    extra_flags: bool = False  # whether extra flags reach the compile command
+    relative_sources: bool = False  # whether sources can be named relative to /app (dr's diagnostics)
+
+    def takes_compiler(self, compiler: str) -> bool:
+        return _VERSION_SUFFIX.sub("", compiler) in self.compilers
+
+    def refusal(self, setting: ExecutionSetting, name: str) -> str | None:
+        """Why language `name` cannot take `setting`, or None when it can."""
+        if setting.compiler is not None and not self.takes_compiler(setting.compiler):
+            takes = self._takes(name, self.compilers, "compiler")
+            return f"{name} cannot be built by {setting.compiler!r} ({takes})"
+        if setting.standard is not None and setting.standard not in self.standards:
+            takes = self._takes(name, self.standards, "standard")
+            return f"{name} has no standard {setting.standard!r} ({takes})"
+        if setting.optimization is not None and not self.optimization:
+            return f"{name} takes no optimisation level ({setting.optimization!r})"
+        if setting.extra_flags and not self.extra_flags:
+            return f"{name} takes no compiler flags ({' '.join(setting.extra_flags)!r})"
+        if setting.source_paths == "relative" and not self.relative_sources:
+            return f"{name} names its sources by absolute path only (source_paths 'relative')"
+        return None
+
+    @staticmethod
+    def _takes(name: str, values: tuple[str, ...], what: str) -> str:
+        return f"{name} takes {', '.join(values)}" if values else f"{name} takes no {what} setting"
 
 
 @dataclass(frozen=True)
@@ -52,6 +94,7 @@ class LanguageSpec:
     run_env: dict[str, str] = field(default_factory=dict)
     heap_flag: str | None = None  # e.g. "-Xmx{}m": a managed heap sized to half the run's memory limit
     self_test: str = ""  # a tiny program printing SELF_TEST_OUTPUT (tests run every installed language)
+    settings: AcceptedSettings = AcceptedSettings()  # which settings its toolchain takes (default: none)
 
     @property
     def fence_name(self) -> str:
@@ -65,6 +108,10 @@ class LanguageSpec:
     @property
     def compiled(self) -> bool:
         return bool(self.artifacts)
+
+    def setting_refusal(self, setting: ExecutionSetting) -> str | None:
+        """Why this language cannot take `setting` (its toolchain does not), or None when it can."""
+        return self.settings.refusal(setting, self.display_name)
 
     # -- layout --------------------------------------------------------------------------------
 

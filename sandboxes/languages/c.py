@@ -1,5 +1,23 @@
 from pipeline.records import Language
-from sandboxes.languages.base import NativeSpec
+from sandboxes.languages.base import AcceptedSettings, NativeSpec
+
+# The -std values gcc 12, clang 14 and clang 19 all take (c23 only from gcc 14 and clang 18).
+C_STANDARDS = (
+    "c89",
+    "c90",
+    "c99",
+    "c11",
+    "c17",
+    "c18",
+    "c2x",
+    "gnu89",
+    "gnu90",
+    "gnu99",
+    "gnu11",
+    "gnu17",
+    "gnu18",
+    "gnu2x",
+)
 
 # -lm: C programs calling sqrt() need libm on glibc; SURGE's C labels never show a libm link error.
 SPEC = NativeSpec(
@@ -23,5 +41,12 @@ SPEC = NativeSpec(
     apt_packages={"gcc": "gcc", "clang": "clang"},
     artifacts=("test",),
     link_flags=("-lm",),
+    settings=AcceptedSettings(
+        compilers=("gcc", "clang"),
+        standards=C_STANDARDS,
+        optimization=True,
+        extra_flags=True,
+        relative_sources=True,
+    ),
     self_test='#include <stdio.h>\nint main(void) { puts("surge self-test"); return 0; }\n',
 )

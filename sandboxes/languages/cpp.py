@@ -1,5 +1,13 @@
 from pipeline.records import Language
-from sandboxes.languages.base import NativeSpec
+from sandboxes.languages.base import AcceptedSettings, NativeSpec
+
+# The -std values g++ 12, clang++ 14 and clang++ 19 all take (SURGE's dr keys name C++03 to C++17;
+# c++23 only from clang 17, so its draft name c++2b).
+CPP_STANDARDS = tuple(
+    f"{dialect}++{year}"
+    for dialect in ("c", "gnu")
+    for year in ("98", "03", "11", "14", "17", "20", "2a", "2b")
+)
 
 # Default C++17 without -O (= -O0): modern snippets (ml, cl) need C++17; SURGE's settings (dr keys, bg's
 # `g++ -std=c++11`) come in through ExecutionSetting or a profile's "cpp-std". No -pthread: dr labels show
@@ -28,5 +36,12 @@ SPEC = NativeSpec(
     apt_packages={"g++": "g++", "clang++": "clang", "clang++-14": "clang-14", "clang++-19": "clang-19"},
     artifacts=("test",),
     link_flags=("-lm",),
+    settings=AcceptedSettings(
+        compilers=("g++", "clang++"),
+        standards=CPP_STANDARDS,
+        optimization=True,
+        extra_flags=True,
+        relative_sources=True,
+    ),
     self_test='#include <iostream>\nint main() { std::cout << "surge self-test" << std::endl; }\n',
 )

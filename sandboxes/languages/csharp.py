@@ -1,7 +1,7 @@
 from dataclasses import dataclass
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
-from sandboxes.languages.base import WORKDIR, LanguageSpec
+from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec
 
 
 @dataclass(frozen=True)
@@ -43,5 +43,7 @@ SPEC = MonoSpec(
     run_tool="mono",
     apt_packages={"mcs": "mono-mcs", "mono": "mono-runtime"},
     artifacts=("*.exe",),
+    # an -O level above O0 is mcs's -optimize+; no language version is passed
+    settings=AcceptedSettings(compilers=("mcs",), optimization=True, extra_flags=True),
     self_test='class P { static void Main() { System.Console.WriteLine("surge self-test"); } }\n',
 )

@@ -2,7 +2,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
-from sandboxes.languages.base import WORKDIR, LanguageSpec
+from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec
 
 # The one rule for naming a Java file (placement, refactor, released records): javac insists a file is named
 # after its top-level public class. Top-level only: a `public static class Node` nested before it must not
@@ -85,6 +85,7 @@ SPEC = JavaSpec(
     apt_packages={"javac": "default-jdk-headless", "java": "default-jre-headless"},
     artifacts=("*.class",),
     heap_flag="-Xmx{}m",
+    settings=AcceptedSettings(compilers=("javac",), extra_flags=True),  # compile_argv passes no -O or -std
     self_test=(
         "public class Main {\n"
         '  public static void main(String[] a) { System.out.println("surge self-test"); }\n'

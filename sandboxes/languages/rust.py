@@ -1,7 +1,7 @@
 from dataclasses import dataclass
 
 from pipeline.records import Language
-from sandboxes.languages.base import NativeSpec
+from sandboxes.languages.base import AcceptedSettings, NativeSpec
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,14 @@ SPEC = RustSpec(
     default_standard="2021",
     std_flag="--edition={}",
     apt_packages={"rustc": "rustc"},
+    # editions: 2024 needs rustc 1.85, newer than Debian 12's
+    settings=AcceptedSettings(
+        compilers=("rustc",),
+        standards=("2015", "2018", "2021"),
+        optimization=True,
+        extra_flags=True,
+        relative_sources=True,
+    ),
     artifacts=("test",),
     self_test='fn main() { println!("surge self-test"); }\n',
 )
