@@ -145,6 +145,13 @@ class QuarantinedRecord(Frozen):
     reason: str
     raw: str = Field(default="", description="the offending text, truncated to a few KiB")
 
+    @field_validator("source", "location", "reason", "raw")
+    @classmethod
+    def _storable(cls, text: str) -> str:
+        """Bad input is kept, whatever it holds: a lone surrogate (JSON's "\\ud800") has no UTF-8 form
+        for Parquet, so it is kept as its escape."""
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
     @computed_field  # type: ignore[prop-decorator]
     @cached_property
     def quarantine_id(self) -> str:

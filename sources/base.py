@@ -149,6 +149,8 @@ def parse_json(source: str, where: str, text: str, raw: str | bytes) -> Any:
         return quarantine(source, where, "malformed JSON: nested too deeply to read", raw)
     except ValueError as error:  # JSONDecodeError, and an integer too long to convert
         return quarantine(source, where, f"malformed JSON: {error}", raw)
+    except RecursionError:  # Python's JSON reader recurses once per level: a hostile file, not our bug
+        return quarantine(source, where, "malformed JSON: nested too deeply to read", raw)
 
 
 def checked_object(

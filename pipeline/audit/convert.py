@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pipeline.audit.rows import AuditClass, Conversion, Refusal, Unrunnable
 from pipeline.errors import InputError
+from pipeline.programs import describe_error
 from pipeline.records import QuarantinedRecord
 from pipeline.subsets import REGISTRY
 from pipeline.subsets import Unrunnable as UnrunnableRecord
@@ -53,8 +54,9 @@ def convert(record: ReleasedRecord) -> Outcome:
         return Unrunnable(
             record=record, language=language, audit_class=AuditClass(error.cause), reason=str(error)
         )
-    except ValueError as error:
-        return Refusal(subset=record.subset, location=record.location, reason=str(error), record=record)
+    except ValueError as error:  # pydantic's ValidationError too: its first error, on one line
+        reason = describe_error(error)
+        return Refusal(subset=record.subset, location=record.location, reason=reason, record=record)
 
 
 def convert_all(
