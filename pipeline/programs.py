@@ -180,10 +180,10 @@ def describe_error(error: Exception) -> str:
     """One readable line: pydantic's first error with its field path, or the exception's text."""
     if isinstance(error, ValidationError):
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "program"
+        where = ".".join(str(part) for part in first["loc"])  # empty: the program as a whole
         message = first["msg"].removeprefix("Value error, ")  # our own validators' words, as written
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
-        return f"{where}: {message}{more}"
+        return f"{where}: {message}{more}" if where else f"{message}{more}"
     return str(error)
 
 

@@ -112,12 +112,16 @@ def render_setting(reach: dict[str, Any]) -> str:
     """Where --setting applied: a setting is a fact of a toolchain, so a mixed file runs partly under it."""
     refused = ", ".join(f"{language} {n}" for language, n in reach["not_applied_by_language"].items())
     line = (
-        f"setting           {reach['key']} applied to {reach['applied']} programs, "
+        f"setting           {reach['key']} applied to {_programs(reach['applied'])}, "
         f"not to {reach['not_applied']} (their language cannot take it{': ' + refused if refused else ''})"
     )
     if reach["own_settings"]:
         line += f"; {reach['own_settings']} kept the settings of their line"
     return line
+
+
+def _programs(count: int) -> str:
+    return f"{count} program" if count == 1 else f"{count} programs"
 
 
 def render(summary: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ CASES = Path(__file__).parent / "cases"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUG_EXIT_CODE = 70
 COMMAND_TIMEOUT_S = 300
-KNOWN_KEYS = {"why", "argv", "files", "before", "exit_code", "stderr", "stdout", "quarantine"}
+KNOWN_KEYS = {"why", "argv", "files", "links", "before", "exit_code", "stderr", "stdout", "quarantine"}
 
 
 def case_files() -> list[Path]:
@@ -77,6 +77,8 @@ def test_hostile_case(path: Path, tmp_path: Path, prefect_home: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     places = {"case": str(case_dir), "store": str(tmp_path / "store"), "tmp": str(work_dir)}
+    for name, pointing_at in (case.get("links") or {}).items():
+        (case_dir / name).symlink_to(str(pointing_at).format(**places))
     for before in case.get("before") or []:
         done = surge(fill(before, places), work_dir, prefect_home)
         assert done.returncode == 0, f"setup command {before} failed:\n{done.stderr}"
