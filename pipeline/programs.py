@@ -34,7 +34,7 @@ from pipeline.records import (
     QuarantinedRecord,
     RunRequest,
 )
-from sandboxes.languages import parse_language, setting_refusal
+from sandboxes.languages import parse_language, program_setting_refusal
 
 RAW_EXCERPT_CHARS = 2000
 SHOWN_SETTING_CHARS = 120
@@ -52,12 +52,13 @@ class ProgramEntry(BaseModel):
 
 
 class SettingReach(BaseModel):
-    """What a command-line setting did: the programs it applied to, those whose language cannot take it
-    (they ran as usual), and those that kept the settings of their own line."""
+    """What a command-line setting did: the programs it applied to, those that cannot take it (they ran as
+    usual; by language, or "<language> (run_instruction)" for a program that builds itself), and those
+    that kept the settings of their own line."""
 
     applied: int = 0
     not_applied: int = 0
-    not_applied_by_language: dict[str, int] = {}
+    not_applied_to: dict[str, int] = {}
     own_settings: int = 0
 
 
@@ -158,7 +159,7 @@ def read_beside(base_dir: Path, name: Any) -> ProgramFile:
 def setting_for(program: Program, value: Any) -> ExecutionSetting:
     """A line's setting, if the program's language can take it (a setting is a fact of a toolchain)."""
     setting = parse_setting(value)
-    if refusal := setting_refusal(program.language, setting):
+    if refusal := program_setting_refusal(program, setting):
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=True)
         raise ValueError(f"setting {shown[:SHOWN_SETTING_CHARS]!r} cannot apply: {refusal}")
     return setting
@@ -198,16 +199,17 @@ def with_default_setting(
     for entry in entries:
         if entry.has_own_settings:
             own += 1
-        elif setting_refusal(entry.program.language, setting) is None:
+        elif program_setting_refusal(entry.program, setting) is None:
             entry = entry.model_copy(update={"settings": (setting,)})
             applied += 1
         else:
-            refused[entry.program.language.value] += 1
+            builds_itself = " (run_instruction)" if entry.program.run_instruction else ""
+            refused[entry.program.language.value + builds_itself] += 1
         updated.append(entry)
     reach = SettingReach(
         applied=applied,
         not_applied=sum(refused.values()),
-        not_applied_by_language=dict(sorted(refused.items())),
+        not_applied_to=dict(sorted(refused.items())),
         own_settings=own,
     )
     return updated, reach

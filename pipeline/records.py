@@ -700,9 +700,9 @@ class RunRequest(Frozen):
     def _setting_fits_the_language(self) -> Self:
         """Nothing runs under a setting its language's toolchain cannot take (g++ on a Python file):
         the refusal comes from the language's spec, before any sandbox starts."""
-        from sandboxes.languages import setting_refusal  # lazy, as in Program._registered
+        from sandboxes.languages import program_setting_refusal  # lazy, as in Program._registered
 
-        if refusal := setting_refusal(self.program.language, self.setting):
+        if refusal := program_setting_refusal(self.program, self.setting):
             raise ValueError(refusal)
         return self
 

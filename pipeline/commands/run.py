@@ -110,10 +110,10 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
 
 def render_setting(reach: dict[str, Any]) -> str:
     """Where --setting applied: a setting is a fact of a toolchain, so a mixed file runs partly under it."""
-    refused = ", ".join(f"{language} {n}" for language, n in reach["not_applied_by_language"].items())
+    refused = ", ".join(f"{language} {n}" for language, n in reach["not_applied_to"].items())
     line = (
         f"setting           {reach['key']} applied to {_programs(reach['applied'])}, "
-        f"not to {reach['not_applied']} (their language cannot take it{': ' + refused if refused else ''})"
+        f"not to {reach['not_applied']} (they cannot take it{': ' + refused if refused else ''})"
     )
     if reach["own_settings"]:
         line += f"; {reach['own_settings']} kept the settings of their line"

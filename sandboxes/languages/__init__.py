@@ -9,7 +9,7 @@ registered later (a test's throwaway one) is seen everywhere.
 from __future__ import annotations
 
 from pipeline.errors import ConfigurationError
-from pipeline.records import ExecutionSetting, Language
+from pipeline.records import ExecutionSetting, Language, Program
 from sandboxes.languages import c, cpp, csharp, java, javascript, julia, lean4, python, rust
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec
 
@@ -39,6 +39,7 @@ __all__ = [
     "image_families",
     "language_aliases",
     "parse_language",
+    "program_setting_refusal",
     "registered",
     "setting_refusal",
     "setup_packages",
@@ -65,6 +66,14 @@ def registered(language: Language | str) -> Language:
 def setting_refusal(language: Language | str, setting: ExecutionSetting) -> str | None:
     """Why `language`'s toolchain cannot take `setting` (its spec's ``settings`` say), or None."""
     return spec_for(language).setting_refusal(setting)
+
+
+def program_setting_refusal(program: Program, setting: ExecutionSetting) -> str | None:
+    """Why `setting` cannot apply to `program`, or None: its language's toolchain cannot take it, or the
+    program builds itself with its run_instruction, which no setting reaches."""
+    if program.run_instruction and setting != ExecutionSetting():
+        return "the program is built by its own run_instruction, which no setting reaches"
+    return setting_refusal(program.language, setting)
 
 
 def language_aliases() -> dict[str, Language]:

@@ -107,11 +107,14 @@ def test_a_line_setting_its_language_cannot_take_is_quarantined_with_the_reason(
             json.dumps(
                 {"language": "c", "source": "int main(void){}", "settings": [{"compiler": "clang-14"}]}
             ),
+            json.dumps(
+                {"language": "cpp", "source": "", "run_instruction": "make", "settings": ["g++-C++14--O2"]}
+            ),
         ],
     )
     entries, bad = load_program_file(path)
     reasons = {q.location.rsplit(":", 1)[1]: q.reason for q in bad}
-    assert set(reasons) == {"1", "2", "3", "4"}
+    assert set(reasons) == {"1", "2", "3", "4", "7"}
     assert reasons["1"] == (
         "setting 'g++-C++14--O2' cannot apply: Python cannot be built by 'g++' "
         "(Python takes no compiler setting)"
@@ -119,13 +122,14 @@ def test_a_line_setting_its_language_cannot_take_is_quarantined_with_the_reason(
     assert "C cannot be built by 'g++' (C takes gcc, clang)" in reasons["2"]
     assert "Java takes no optimisation level ('O2')" in reasons["3"]
     assert "C++ has no standard 'c++99'" in reasons["4"]
+    assert "built by its own run_instruction, which no setting reaches" in reasons["7"]
     assert [(e.program.language, e.settings[0].compiler) for e in entries] == [
         (Language.CPP, "clang++"),
         (Language.C, "clang-14"),
     ]
 
 
-def test_a_command_line_setting_reaches_only_the_languages_that_take_it() -> None:
+def test_a_command_line_setting_reaches_only_the_programs_that_take_it() -> None:
     entries, _ = load_program_file(EXAMPLES)
     key = ExecutionSetting.from_surge_key("g++-C++14--O2")
     requests = plan_requests(entries, [EnvironmentProfile(name="a")], Limits(), 1, key)
@@ -133,18 +137,22 @@ def test_a_command_line_setting_reaches_only_the_languages_that_take_it() -> Non
     settings: dict[str, set[ExecutionSetting]] = {}
     for planned in requests:
         if planned.program.program_id not in own:
-            settings.setdefault(planned.program.language.value, set()).add(planned.setting)
+            builds_itself = " (run_instruction)" if planned.program.run_instruction else ""
+            settings.setdefault(planned.program.language.value + builds_itself, set()).add(planned.setting)
     assert settings.pop("cpp") == {key}
-    assert set(settings) >= {"c", "python", "java", "javascript", "rust", "csharp"}
+    assert set(settings) >= {"c", "python", "java", "javascript", "rust", "csharp", "cpp (run_instruction)"}
     assert all(found == {ExecutionSetting()} for found in settings.values()), settings
     _, reach = with_default_setting(entries, key)
-    cpp = sum(e.program.language is Language.CPP and e.program.program_id not in own for e in entries)
-    assert (reach.applied, reach.not_applied, reach.own_settings) == (
-        cpp,
-        len(entries) - cpp - len(own),
-        len(own),
-    )
-    assert reach.not_applied_by_language["python"] == 5
+    assert (reach.applied, reach.not_applied, reach.own_settings) == (1, 11, 1)
+    assert reach.not_applied_to == {
+        "c": 1,
+        "cpp (run_instruction)": 1,
+        "csharp": 1,
+        "java": 1,
+        "javascript": 1,
+        "python": 5,
+        "rust": 1,
+    }
 
 
 def test_a_run_request_never_pairs_a_program_with_another_languages_compiler() -> None:

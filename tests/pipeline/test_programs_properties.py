@@ -22,7 +22,7 @@ from pipeline.programs import (
     plan_requests,
 )
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Limits, QuarantinedRecord, RunRequest
-from sandboxes.languages import REGISTRY, setting_refusal
+from sandboxes.languages import REGISTRY, program_setting_refusal
 
 PROFILE = EnvironmentProfile(name="property")
 EXAMPLES = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -120,7 +120,7 @@ def check(raw: bytes, folder: Path) -> ProgramEntry | QuarantinedRecord:
         record.reason.encode("utf-8")  # storable: Parquet needs UTF-8
         return record
     for setting in entry.settings:
-        assert setting_refusal(entry.program.language, setting) is None
+        assert program_setting_refusal(entry.program, setting) is None
         RunRequest(program=entry.program, setting=setting, profile=PROFILE).run_id  # noqa: B018
     json.dumps(entry.program.model_dump(mode="json"), ensure_ascii=False).encode("utf-8")
     assert "host secret" not in json.dumps(entry.program.model_dump(mode="json"))
