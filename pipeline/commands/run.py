@@ -27,7 +27,9 @@ BAD_INPUT_EXIT_CODE = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("programs", type=Path, help="JSONL file: one Program per line (see docs/programs.md)")
+    parser.add_argument(
+        "programs", type=Path, help="JSONL file: one Program per line (README: 'A program line')"
+    )
     add_store_argument(parser)
     parser.add_argument(
         "--profile", action="append", default=None, help="environment profile (repeatable; default: default)"
@@ -87,7 +89,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         raise InputError(
             f"{args.programs} holds no programs to run{kept}",
             hint="write one JSON program per line, e.g. "
-            '{"language": "python", "source": "print(1)"} (docs/programs.md)',
+            '{"language": "python", "source": "print(1)"} (README: "A program line")',
         )
     reach = None
     if setting is not None:
