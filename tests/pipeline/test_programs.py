@@ -9,7 +9,15 @@ from pydantic import ValidationError
 
 from pipeline.errors import InputError
 from pipeline.programs import load_program_file, plan_requests, with_default_setting
-from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Limits, Program, RunRequest
+from pipeline.records import (
+    EnvironmentProfile,
+    ExecutionSetting,
+    Language,
+    Limits,
+    Program,
+    QuarantinedRecord,
+    RunRequest,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "programs.jsonl"
 
@@ -267,3 +275,13 @@ def test_bad_program_files_are_bad_lines_and_the_rest_loads(tmp_path: Path) -> N
     for q in bad:  # every bad line can be kept: the store needs UTF-8
         q.reason.encode("utf-8")
         q.raw.encode("utf-8")
+
+
+def test_a_quarantine_record_keeps_a_lone_surrogate_as_its_escape_and_is_stored(tmp_path: Path) -> None:
+    from pipeline.store import Store
+
+    record = QuarantinedRecord(stage="audit", source="ml", location="ml.json[0]", reason="r", raw="x\ud800y")
+    assert record.raw == "x\\ud800y"
+    store = Store(tmp_path / "store")
+    store.quarantine.append_new([record])
+    assert [q.raw for q in store.quarantine.records()] == ["x\\ud800y"]
