@@ -31,40 +31,64 @@ def plan_round(store_root: str, config_json: str, start: int, count: int) -> int
 
 
 @task(name="build_batch", cache_policy=NO_CACHE)
-def build_batch(store_root: str, config_json: str, batch: int) -> dict[str, int]:
+def build_batch(store_root: str, config_json: str, batch: int) -> dict[str, Any]:
     """Execute one planned batch; write runs, outcomes and candidate rows."""
     return steps.build_batch(Store(store_root), BuildConfig.model_validate_json(config_json), batch)
 
 
 @task(name="write_dataset", cache_policy=NO_CACHE)
-def write_dataset(store_root: str, config_json: str, n: int) -> int:
+def write_dataset(store_root: str, config_json: str, n: int, before: int | None) -> int:
     """Copy the first n kept rows, in item order, into the dataset table."""
-    return steps.write_dataset(Store(store_root), BuildConfig.model_validate_json(config_json), n)
+    config = BuildConfig.model_validate_json(config_json)
+    return steps.write_dataset(Store(store_root), config, n, before)
 
 
 @flow(name="surge-build-subset", log_prints=False)
 def build_subset(store_root: str, config_json: str, n: int) -> dict[str, Any]:
     config = BuildConfig.model_validate_json(config_json)
     store = Store(store_root)
-    planned = sandbox_errors = 0
+    planned = planned_items = 0
+    ours: dict[str, Any] = {}
+    first_undone: int | None = None
+    ran_out = False
     while steps.kept_rows(store, config.build_key) < n and planned < n * MAX_CANDIDATES_PER_ROW:
         wanted = n - steps.kept_rows(store, config.build_key)
         count = -(-wanted // config.batch_size) * config.batch_size  # whole batches
-        plan_round(store_root, config_json, planned, count)
+        available = plan_round(store_root, config_json, planned, count)
         first = planned // config.batch_size
         futures = [
             build_batch.submit(store_root, config_json, batch)
-            for batch in range(first, first + count // config.batch_size)
+            for batch in range(first, first + -(-available // config.batch_size))
         ]
         for future in futures:
-            sandbox_errors += future.result()["sandbox_errors"]
-        planned += count
-        if sandbox_errors:  # our failure, not the items': stop and let a rerun retry them
+            first_undone = _gather(future.result(), ours, first_undone)
+        planned, planned_items = planned + count, planned_items + available
+        if first_undone is not None:  # ours, not the items': stop, so a rerun builds them in their place
             break
-    rows = write_dataset(store_root, config_json, n)
-    return {"subset": config.subset, "rows": rows, "sandbox_errors": sandbox_errors} | steps.summary(
-        store, config
-    )
+        ran_out = available < count
+        if ran_out:
+            break
+    rows = write_dataset(store_root, config_json, n, first_undone)
+    return {
+        "subset": config.subset,
+        "rows": rows,
+        "n": n,
+        "planned_items": planned_items,
+        "ran_out": ran_out,
+        "ours": {key: value for key, value in ours.items() if key.startswith("ours:")},
+        "details": {key: value for key, value in ours.items() if key.startswith("detail:")},
+    } | steps.summary(store, config)
+
+
+def _gather(result: dict[str, Any], ours: dict[str, Any], first_undone: int | None) -> int | None:
+    """Add a batch's failures of ours to the round's; the earliest place left undone so far."""
+    for key, value in result.items():
+        if key.startswith("ours:"):
+            ours[key] = ours.get(key, 0) + value
+        elif key.startswith("detail:"):
+            ours.setdefault(key, value)
+    undone = result.get("first_undone")
+    return undone if first_undone is None or (undone is not None and undone < first_undone) else first_undone
 
 
 def run_build(config: BuildConfig, store_root: Path, n: int) -> dict[str, Any]:

@@ -8,7 +8,9 @@ first profile, in the given order, that printed it. Used by subsets that build t
 
 from __future__ import annotations
 
+from pipeline.build import failures
 from pipeline.build.execute import execute
+from pipeline.build.failures import OurFailure
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref
@@ -22,7 +24,7 @@ LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=20.0))
 
 def build_differential(
     store: Store, config: BuildConfig, items: list[BuildItem], profiles: tuple[str, ...]
-) -> tuple[list[BuildOutcome], list[DatasetRow], int]:
+) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
     chosen = [get_profile(name) for name in profiles]
     requests = [
         RunRequest(program=item.program(), profile=profile, limits=LIMITS, repeats=2)
@@ -34,18 +36,18 @@ def build_differential(
     results = execute(store, requests, backend, config.unsafe, config.workers) if requests else []
     outcomes: list[BuildOutcome] = []
     rows: list[DatasetRow] = []
-    errors = 0
+    ours: list[OurFailure] = []
     for position, item in enumerate(items):
         runs = dict(
             zip(profiles, results[position * len(profiles) : (position + 1) * len(profiles)], strict=True)
         )
-        if any(r.verdict is Verdict.SANDBOX_ERROR for r in runs.values()):
-            errors += 1
+        if failure := failures.of_runs_failure(list(runs.values()), item.index):
+            ours.append(failure)  # e.g. an image not built: the item waits for it, nothing recorded
             continue
         outcome, made = judge(config, item, runs)
         outcomes.append(outcome)
         rows += made
-    return outcomes, rows, errors
+    return outcomes, rows, ours
 
 
 def environment(run: RunResult) -> str:

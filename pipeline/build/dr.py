@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from itertools import product
 
+from pipeline.build import failures
 from pipeline.build.execute import execute
+from pipeline.build.failures import OurFailure
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref
@@ -23,7 +25,6 @@ from pipeline.records import (
     PhaseLimits,
     RunRequest,
     RunResult,
-    Verdict,
 )
 from pipeline.store import Store
 from sandboxes.profiles import get_profile
@@ -58,27 +59,32 @@ def dependencies(labels: dict[str, str]) -> list[bool]:
     return found
 
 
-def build_snippets(store: Store, config: BuildConfig, items: list[BuildItem]) -> tuple[list, list, int]:
-    """(outcomes, candidate rows, sandbox errors) for one batch of dr snippets, in two waves."""
+def build_snippets(
+    store: Store, config: BuildConfig, items: list[BuildItem]
+) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
+    """(outcomes, candidate rows, failures of ours) for one batch of dr snippets, in two waves."""
     profile = get_profile(config.profile if config.profile != "default" else DR_PROFILE)
     probes = _run(store, config, profile, items, PROBE_KEYS)
+    # a probe that failed on our side is not stable either: the snippet waits for the next run
     stable = [
-        i for i, item in enumerate(items) if not any(r.distinct_outputs > 1 for r in probes[i].values())
+        i
+        for i, item in enumerate(items)
+        if not any(r.distinct_outputs > 1 or failures.of_run(r) for r in probes[i].values())
     ]
     rest = tuple(key for key in KEYS if key not in PROBE_KEYS)
     remaining = _run(store, config, profile, [items[i] for i in stable], rest)
     outcomes: list[BuildOutcome] = []
     rows: list[DatasetRow] = []
-    errors = 0
+    ours: list[OurFailure] = []
     for position, item in enumerate(items):
         runs = probes[position] | (remaining[stable.index(position)] if position in stable else {})
-        if any(r.verdict is Verdict.SANDBOX_ERROR for r in runs.values()):
-            errors += 1
+        if failure := failures.of_runs_failure(list(runs.values()), item.index):
+            ours.append(failure)
             continue
         outcome, made = judge(config, item, {key: runs[key] for key in KEYS if key in runs})
         outcomes.append(outcome)
         rows += made
-    return outcomes, rows, errors
+    return outcomes, rows, ours
 
 
 def _run(

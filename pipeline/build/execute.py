@@ -3,12 +3,14 @@
 The same entry the run flow uses (``sandboxes.open_backend``): one backend per batch, ``workers``
 programs at a time inside it. A run already in the store's runs table under the same ``run_id``
 (program, setting and profile hashed) is not executed again, so an interrupted build resumes without
-repeating work; a sandbox failure is never stored as the program's result.
+repeating work. A failure of ours (the sandbox broke, a toolchain or image is missing: failures.py) is
+never stored as the program's result, nor reused from an older store that kept one.
 """
 
 from __future__ import annotations
 
-from pipeline.records import RunRequest, RunResult, Verdict
+from pipeline.build.failures import of_run
+from pipeline.records import RunRequest, RunResult
 from pipeline.store import Store
 
 
@@ -16,7 +18,7 @@ def stored_runs(store: Store, run_ids: set[str]) -> dict[str, RunResult]:
     if not run_ids or not store.runs.part_files():
         return {}
     found = store.runs.records(where={"run_id": sorted(run_ids)})
-    return {run.run_id: run for run in found if run.repeats >= 1}
+    return {run.run_id: run for run in found if run.repeats >= 1 and of_run(run) is None}
 
 
 def execute(
@@ -34,7 +36,7 @@ def execute(
             fresh = list(sandbox.run_batch(todo))
     new: dict[str, RunResult] = {}
     for run in fresh:  # timing copies share a run_id: the runs table keeps one row per id
-        if run.verdict is not Verdict.SANDBOX_ERROR and run.run_id not in stored:
+        if of_run(run) is None and run.run_id not in stored:
             new.setdefault(run.run_id, run)
     store.runs.append(new.values())
     store.runs.flush()

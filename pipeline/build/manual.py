@@ -3,14 +3,17 @@
 sc runs each instance twice (a label must be stable); tc runs it ``repeats`` times one after the other
 in the same sandbox and records the CPU time (user + system) as the median, the spread (min, max) kept,
 and a time bin. Dropped, with the reason: a run that fails, hits a limit, or prints differently between
-repeats. A sandbox failure is not an outcome: the item is tried again by the next run.
+repeats. A failure of ours (sandbox, missing toolchain) is not an outcome: the item is tried again by
+the next run (pipeline/build/failures.py).
 """
 
 from __future__ import annotations
 
 import statistics
 
+from pipeline.build import failures
 from pipeline.build.execute import execute
+from pipeline.build.failures import OurFailure
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref, script_question
 from pipeline.dataset import DatasetRow
@@ -40,8 +43,10 @@ def cpu_s(run: RunResult) -> float:
     return 0.0 if phase is None else phase.cpu_user_s + phase.cpu_sys_s
 
 
-def build_scripts(store: Store, config: BuildConfig, items: list[BuildItem]) -> tuple[list, list, int]:
-    """(outcomes, candidate rows, sandbox errors) for one batch of sc/tc items."""
+def build_scripts(
+    store: Store, config: BuildConfig, items: list[BuildItem]
+) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
+    """(outcomes, candidate rows, failures of ours) for one batch of sc/tc items."""
     profile = get_profile(config.profile)
     copies = config.repeats if config.subset == "tc" else 1
     repeats = 1 if config.subset == "tc" else 2
@@ -53,16 +58,16 @@ def build_scripts(store: Store, config: BuildConfig, items: list[BuildItem]) -> 
     results = execute(store, requests, config.backend, config.unsafe, config.workers, reuse=copies == 1)
     outcomes: list[BuildOutcome] = []
     rows: list[DatasetRow] = []
-    errors = 0
+    ours: list[OurFailure] = []
     for position, item in enumerate(items):
         runs = results[position * copies : (position + 1) * copies]
-        if any(r.verdict is Verdict.SANDBOX_ERROR for r in runs):
-            errors += 1
+        if failure := failures.of_runs_failure(runs, item.index):
+            ours.append(failure)
             continue
         outcome, made = judge(config, item, runs)
         outcomes.append(outcome)
         rows += made
-    return outcomes, rows, errors
+    return outcomes, rows, ours
 
 
 def judge(

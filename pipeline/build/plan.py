@@ -174,13 +174,14 @@ def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
 
 
 def write_plan(store: Store, config: BuildConfig, start: int, count: int) -> int:
-    """Plan instances [start, start+count) unless already planned; return how many were new."""
+    """Plan instances [start, start+count) unless already planned; return how many instances the range
+    holds (fewer than ``count``: the items, the manifest or the samples have run out)."""
     table = plan_table(store)
     known = table.existing_ids()
-    new = [item for item in plan_items(config, start, count) if item.item_id not in known]
-    table.append(new)
+    items = plan_items(config, start, count)
+    table.append(item for item in items if item.item_id not in known)
     table.flush()
-    return len(new)
+    return len(items)
 
 
 def read_batch(store: Store, build_key: str, batch: int) -> list[BuildItem]:

@@ -16,7 +16,9 @@ in ``recorded/fl.jsonl`` served by the local stand-in (pipeline/build/refactor.p
 
 from __future__ import annotations
 
+from pipeline.build import failures
 from pipeline.build.execute import execute
+from pipeline.build.failures import OurFailure
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref, upstream_of
@@ -76,13 +78,10 @@ def proof_file(item: SourceItem, answer_code: str) -> str | None:
 
 
 def propose(client: LLMClient, item: SourceItem) -> tuple[str | None, str]:
-    """(the Lean file, '') or (None, why there is none)."""
+    """(the Lean file, '') or (None, why there is none); LLMError (the endpoint's failure) is raised."""
     header, informal, statement = statement_parts(item)
     messages = load_prompt("prover").messages(header=header, informal=informal, statement=statement)
-    try:
-        reply = client.chat(messages)
-    except LLMError as error:
-        return None, f"prover failed: llm_error: {error}"
+    reply = client.chat(messages)
     found = extract_code(reply.content, Language.LEAN4, reply.finish_reason)
     if not found.ok or found.text is None:
         return None, f"prover failed: {found.kind}: {found.problem}"
@@ -90,18 +89,26 @@ def propose(client: LLMClient, item: SourceItem) -> tuple[str | None, str]:
     return (text, "") if text else (None, "statement changed: the proof does not state the theorem verbatim")
 
 
-def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> tuple[list, list, int]:
+def build_proofs(
+    store: Store, config: BuildConfig, items: list[BuildItem]
+) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
     """Propose, check and label one batch of statements."""
     from pipeline.build.refactor import llm_settings
 
     sources = [SourceItem.model_validate_json(item.source_item_json) for item in items]
     outcomes: list[BuildOutcome] = []
+    ours: list[OurFailure] = []
     proposals: list[tuple[BuildItem, SourceItem, Program]] = []
     with llm_settings(config.subset) as settings:
         recorded = settings.model == RECORDED_MODEL
         client = LLMClient(settings)
         for item, source in zip(items, sources, strict=True):
-            text, why = propose(client, source)
+            try:
+                text, why = propose(client, source)
+            except LLMError as error:  # the endpoint failed, not the prover's proof: nothing recorded
+                kind = failures.of_llm_error(recorded)
+                ours.append(OurFailure(kind=kind, index=item.index, detail=str(error)[:200]))
+                continue
             if text is None:
                 outcomes.append(_outcome(config, item, "dropped", why, (), ()))
                 continue
@@ -111,10 +118,9 @@ def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> t
     requests = [RunRequest(program=p, profile=profile, limits=PROOF_LIMITS) for _, _, p in proposals]
     runs = execute(store, requests, config.backend, config.unsafe, config.workers) if requests else []
     rows: list[DatasetRow] = []
-    errors = 0
     for (item, source, program), run in zip(proposals, runs, strict=True):
-        if run.verdict in (Verdict.SANDBOX_ERROR, Verdict.TOOLCHAIN_MISSING):
-            errors += 1  # ours, not the proof's: no outcome, so the next build checks it again
+        if failure := failures.of_runs_failure([run], item.index):
+            ours.append(failure)  # not the proof's: no outcome, so the next build checks it again
             continue
         if run.verdict in CHECKER_LIMITS:
             reason = f"checker limit: {run.verdict.value}"
@@ -123,7 +129,7 @@ def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> t
         row = _row(config, source, program, run, recorded)
         outcomes.append(_outcome(config, item, "kept", "", (row.row_id,), (run.run_id,)))
         rows.append(row)
-    return outcomes, rows, errors
+    return outcomes, rows, ours
 
 
 def _origin(source: SourceItem) -> dict[str, str]:

@@ -4,16 +4,19 @@ Per batch: each upstream item goes through the repair loop (LLM refactor, sandbo
 guard; pipeline/refactor/loop.py) into the review queue (``<store>/review.db``, pipeline/review). Only
 approved programs become rows; with ``--auto-approve`` a runnable candidate is approved by the reviewer
 ``auto-approve``, and its row says so. The approved program is executed again through the build's
-execute step (its run lands in the runs table) and labelled with its stdout. A failed refactor, a
-rejected review or a program that no longer runs is an outcome with its reason; an item still waiting
-for review has no outcome, so the next build picks it up once it is decided.
+execute step (its run lands in the runs table) and labelled with its stdout. A refactor the model got
+wrong, a rejected review or a program that no longer runs is an outcome with its reason; an item still
+waiting for review has no outcome, so the next build picks it up once it is decided. A refactor that
+ended because the endpoint or the sandbox failed is ours (pipeline/build/failures.py): no outcome, the
+item is tried again by the next run.
 
 cl: the LLM proposes a 1-5 difficulty (pipeline/refactor/prompts/difficulty.v1.md) and the reviewer
 confirms or changes it (`surge review approve ID --difficulty N`); ``--auto-approve`` confirms the proposal
 as ``auto-approve`` and leaves an item the LLM could not rate for a human. The row keeps both.
 
 LLM endpoint: SURGE_LLM_* settings if set, else the recorded responses in pipeline/build/recorded/
-served by a local chat-completions server started here (pipeline/llm/replay_server.py).
+served by a local chat-completions server started here (pipeline/llm/replay_server.py). An item they
+hold no answer for is skipped, not dropped: setting an endpoint builds it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from pipeline.build import failures
 from pipeline.build.execute import execute
+from pipeline.build.failures import OurFailure
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref, upstream_of
@@ -81,12 +86,15 @@ def refactor_items(store: Store, config: BuildConfig, items: list[SourceItem]) -
     return recorded
 
 
-def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) -> tuple[list, list, int]:
+def build_refactored(
+    store: Store, config: BuildConfig, items: list[BuildItem]
+) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
     sources = {item.item_id: SourceItem.model_validate_json(item.source_item_json) for item in items}
     recorded = refactor_items(store, config, list(sources.values()))
     queue = ReviewQueue(store.root / "review.db")
     outcomes: list[BuildOutcome] = []
     rows: list[DatasetRow] = []
+    ours: list[OurFailure] = []
     for item in items:
         source = sources[item.item_id]
         entry = queue.get(source.item_id)
@@ -96,6 +104,9 @@ def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) 
         auto = auto or entry.reviewer == AUTO_REVIEWER
         if entry.state is State.PENDING:
             continue  # waiting for a human: no outcome yet
+        if entry.state is State.FAILED and (kind := failures.of_refactor(entry.failure, recorded)):
+            ours.append(OurFailure(kind=kind, index=item.index, detail=entry.failure[:200]))
+            continue  # the queue retries a failed entry; the build records nothing for it
         if entry.state is State.FAILED:
             outcomes.append(_outcome(config, item, "dropped", f"refactor failed: {entry.failure}", (), ()))
             continue
@@ -110,7 +121,8 @@ def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) 
             repeats=2,
         )
         run = execute(store, [request], config.backend, config.unsafe, 1)[0]
-        if run.verdict is Verdict.SANDBOX_ERROR:
+        if failure := failures.of_runs_failure([run], item.index):
+            ours.append(failure)
             continue
         if why := _unusable(config, run):
             outcomes.append(_outcome(config, item, "dropped", f"approved program: {why}", (), (run.run_id,)))
@@ -118,7 +130,7 @@ def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) 
         made = _row(config, source, entry.program, run, auto, recorded, entry.extra)
         outcomes.append(_outcome(config, item, "kept", "", (made.row_id,), (run.run_id,)))
         rows.append(made)
-    return outcomes, rows, 0
+    return outcomes, rows, ours
 
 
 def _auto_approvable(entry: Entry) -> bool:

@@ -17,7 +17,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from pipeline.build import failures
 from pipeline.build.execute import execute
+from pipeline.build.failures import OurFailure, Ours
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref
@@ -100,9 +102,12 @@ def question(files: list[ProgramFile], input_path: str) -> str:
     return text
 
 
-def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]) -> tuple[list, list, int]:
+def build_repositories(
+    store: Store, config: BuildConfig, items: list[BuildItem]
+) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
     outcomes: list[BuildOutcome] = []
     rows: list[DatasetRow] = []
+    ours: list[OurFailure] = []
     for item in items:
         task = RepoTask.model_validate_json(item.source_item_json)
         input_path = item.domain
@@ -110,7 +115,8 @@ def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]
             try:
                 files = repo_files(checkout(task, Path(folder)))
             except (subprocess.CalledProcessError, OSError) as error:
-                outcomes.append(_outcome(config, item, "dropped", f"checkout failed: {error}", (), ()))
+                # a clone that failed says nothing of the program (the network, a moved URL): ours
+                ours.append(OurFailure(kind=Ours.FETCH_ERROR, index=item.index, detail=_fetch_detail(error)))
                 continue
         if not files:
             outcomes.append(_outcome(config, item, "dropped", "no text files in the repository", (), ()))
@@ -121,7 +127,8 @@ def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]
         )
         request = RunRequest(program=program, profile=get_profile(config.profile), limits=LIMITS, repeats=2)
         run = execute(store, [request], config.backend, config.unsafe, 1)[0]
-        if run.verdict is Verdict.SANDBOX_ERROR:
+        if failure := failures.of_runs_failure([run], item.index):
+            ours.append(failure)
             continue
         if run.verdict is not Verdict.OK or run.distinct_outputs > 1:
             why = run.verdict.value if run.verdict is not Verdict.OK else "non-deterministic"
@@ -130,7 +137,14 @@ def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]
         made = _row(config, item, task, files, input_path, run)
         outcomes.append(_outcome(config, item, "kept", "", (made.row_id,), (run.run_id,)))
         rows.append(made)
-    return outcomes, rows, 0
+    return outcomes, rows, ours
+
+
+def _fetch_detail(error: Exception) -> str:
+    if isinstance(error, subprocess.CalledProcessError):
+        stderr = error.stderr.decode(errors="replace") if isinstance(error.stderr, bytes) else error.stderr
+        return f"{' '.join(map(str, error.cmd[:4]))}: {(stderr or '').strip()[-200:]}"
+    return str(error)
 
 
 def _row(config, item, task, files, input_path, run) -> DatasetRow:  # type: ignore[no-untyped-def]

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pipeline.build import dr, manual, prove, refactor, repository
+from pipeline.build import dr, failures, manual, prove, refactor, repository
+from pipeline.build.failures import OurFailure
 from pipeline.build.plan import read_batch, write_plan
 from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
 from pipeline.dataset import DatasetRow, dataset_table
@@ -20,23 +21,28 @@ from pipeline.subsets.base import ConstructionMethod
 
 
 def outcomes(store: Store, build_key: str) -> dict[str, BuildOutcome]:
-    """item_id -> outcome, for one build (the first recorded, if a batch was ever retried)."""
+    """item_id -> outcome, for one build (the first recorded, if a batch was ever retried). A drop that
+    an earlier version recorded for a failure of ours (a missing image...) is no outcome: retried."""
     found: dict[str, BuildOutcome] = {}
     for outcome in outcome_table(store).records(where={"build_key": build_key}):
+        if outcome.status == "dropped" and failures.recorded_by_mistake(outcome.reason):
+            continue
         found.setdefault(outcome.item_id, outcome)
     return found
 
 
 def plan_round(store: Store, config: BuildConfig, start: int, count: int) -> int:
+    """Plan instances [start, start+count); return how many exist (fewer: the items ran out)."""
     return write_plan(store, config, start, count)
 
 
-def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, int]:
-    """Execute one planned batch's unfinished items; write outcomes and candidate rows."""
+def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, Any]:
+    """Execute one planned batch's unfinished items; write outcomes and candidate rows. Counts back,
+    with each kind of failure of ours (``ours:<kind>``) and the first item's place it left undone."""
     done = outcomes(store, config.build_key)
     items = [item for item in read_batch(store, config.build_key, batch) if item.item_id not in done]
     if not items:
-        return {"kept": 0, "dropped": 0, "sandbox_errors": 0, "skipped": 1}
+        return {"kept": 0, "dropped": 0, "skipped": 1}
     own = subset_spec(config.subset).build_batch  # a subset that builds itself (e.g. pyver)
     step = own or {
         "dr": dr.build_snippets,
@@ -45,7 +51,7 @@ def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, int]
         "rl": repository.build_repositories,
         "fl": prove.build_proofs,
     }.get(config.subset, refactor.build_refactored)
-    new_outcomes, rows, errors = step(store, config, items)
+    new_outcomes, rows, ours = step(store, config, items)
     candidates = candidate_table(store)
     candidates.append(rows)
     candidates.flush()
@@ -53,18 +59,32 @@ def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, int]
     table.append(new_outcomes)
     table.flush()
     status = Counter(o.status for o in new_outcomes)
-    return {"kept": status["kept"], "dropped": status["dropped"], "sandbox_errors": errors, "skipped": 0}
+    return {"kept": status["kept"], "dropped": status["dropped"], "skipped": 0} | ours_counts(ours)
+
+
+def ours_counts(ours: list[OurFailure]) -> dict[str, Any]:
+    """{'ours:<kind>': items, 'detail:<kind>': what the first said, 'first_undone': the earliest place a
+    transient failure left undone}: counts and one short line each, never the items themselves."""
+    counts: dict[str, Any] = {f"ours:{k}": c for k, c in Counter(f.kind.value for f in ours).items()}
+    for failure in reversed(ours):
+        counts[f"detail:{failure.kind.value}"] = failure.detail
+    transient = [f.index for f in ours if f.kind.transient]
+    return counts | ({"first_undone": min(transient)} if transient else {})
 
 
 def kept_rows(store: Store, build_key: str) -> int:
     return sum(len(o.row_ids) for o in outcomes(store, build_key).values() if o.status == "kept")
 
 
-def write_dataset(store: Store, config: BuildConfig, n: int) -> int:
-    """The first n candidate rows in item order become the subset's rows in the dataset table."""
+def write_dataset(store: Store, config: BuildConfig, n: int, before: int | None = None) -> int:
+    """The first n candidate rows in item order become the subset's rows in the dataset table. ``before``:
+    the first place a failure of ours left undone; rows of later items wait, since that item, once built
+    by the next run, may take their place among the first n (the dataset table only ever grows)."""
     by_id = {row.row_id: row for row in candidate_table(store).records(where={"subset": config.subset})}
     chosen: list[DatasetRow] = []
     for outcome in sorted(outcomes(store, config.build_key).values(), key=lambda o: o.index):
+        if before is not None and outcome.index >= before:
+            break
         chosen += [by_id[row_id] for row_id in outcome.row_ids if row_id in by_id]
     select = subset_spec(config.subset).select_rows
     chosen = select(chosen, n) if select else chosen[:n]

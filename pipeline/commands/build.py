@@ -1,10 +1,19 @@
-"""surge build: regenerate SURGE's subsets from their sources (one Prefect flow per subset)."""
+"""surge build: regenerate SURGE's subsets from their sources (one Prefect flow per subset).
+
+Exit codes (pipeline/cli.py's rule): 1 when a failure of ours left items unbuilt (a missing toolchain or
+image, a broken sandbox, an LLM endpoint that failed, or none set and no recorded response: each with
+its fix; nothing is recorded for those items and the next run builds them in their place); 3 ("done,
+but") when a subset has fewer rows than ``--n`` for the items' own reasons (the items ran out, too many
+were dropped, some await review), each with by how much and why; 4 when a subset was not built at all.
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from pipeline.build import failures
+from pipeline.build.failures import Ours
 from pipeline.commands.common import (
     add_store_argument,
     batch_size,
@@ -19,6 +28,8 @@ from pipeline.subsets.base import ConstructionMethod
 HELP = "build benchmark subsets (templates, LLM refactor, repositories, Lean-checked proofs) into the dataset"
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
 NOT_BUILT_EXIT_CODE = 4
+SHORT_EXIT_CODE = 3  # "done, but": every item was decided, yet fewer rows than --n
+MAX_CANDIDATES_PER_ROW = 4  # the flow's bound (flows/build_subset.py), said in the shortfall's reason
 # Subsets this command can build today (pipeline/build); the others are reported, not faked.
 BUILDABLE = {"sc", "tc", "dr", "ml", "cl", "bg", "rl", "fl"}
 
@@ -70,6 +81,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     from flows.build_subset import run_build
     from pipeline.build.records import BuildConfig
 
+    _check_counts(args)
     names = args.subsets or list(RELEASED)  # subsets of ours (pyver) only when named
     unknown = [name for name in names if name not in REGISTRY]
     if unknown:
@@ -98,17 +110,30 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             languages=tuple(args.language or ()),
             auto_approve=args.auto_approve,
         )
-        built[name] = run_build(config, args.store, args.n or spec.release_size)
-    failed = any(result.get("sandbox_errors") for result in built.values())
+        built[name] = run_build(config, args.store, args.n if args.n is not None else spec.release_size)
+    found = [_failures(name, result) for name, result in built.items()]
+    short = [name for name, result in built.items() if result["rows"] < result["n"]]
     lines = [_line(name, result) for name, result in built.items()]
     lines += [f"{name}: not built: {reason}" for name, reason in not_built.items()]
+    exit_code = NOT_BUILT_EXIT_CODE if not_built else SHORT_EXIT_CODE if short else 0
     return {
         "built": built,
         "not_built": not_built,
+        "short": short,
         "store": str(args.store),
-        "exit_code": NOT_BUILT_EXIT_CODE if (not_built or failed) else 0,
+        "failures": [failure for group in found for failure in group],
+        "exit_code": exit_code,
         "_text": "\n".join(lines),
     }
+
+
+def _check_counts(args: argparse.Namespace) -> None:
+    """--n 0 used to build SURGE's full size (``args.n or size``): below 1 is refused before any work."""
+    if args.n is not None and args.n < 1:
+        raise ConfigurationError(
+            f"--n must be at least 1, not {args.n}",
+            hint="give --n 1 or more, or leave --n out for SURGE's Table 1 size",
+        )
 
 
 def _missing_checker(spec: Any) -> str:
@@ -128,6 +153,52 @@ def _line(name: str, result: dict[str, Any]) -> str:
         text += f"; dropped: {reasons}"
     if result.get("awaiting_review"):
         text += f"; {result['awaiting_review']} awaiting review (surge review list --db <store>/review.db)"
-    if result.get("sandbox_errors"):
-        text += f"; {result['sandbox_errors']} sandbox errors (run again to retry them)"
+    skipped = result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}", 0)
+    if skipped and result["rows"] >= result["n"]:  # short of --n, it is a failure, printed as one
+        text += f"; {_recorded_reason(result)} ({failures.fix(Ours.NO_RECORDED_RESPONSE, name)})"
+    if result["rows"] < result["n"]:
+        text += f"\n{name}: built {result['rows']} of {result['n']} rows: {_shortfall(result)}"
     return text
+
+
+def _recorded_reason(result: dict[str, Any]) -> str:
+    skipped = result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}", 0)
+    asked = result["planned_items"]
+    return failures.reason(Ours.NO_RECORDED_RESPONSE, skipped, covered=asked - skipped, asked=asked)
+
+
+def _shortfall(result: dict[str, Any]) -> str:
+    """Why a subset has fewer rows than --n, most decisive cause first."""
+    transient = [k for k in result["ours"] if Ours(k.removeprefix("ours:")).transient]
+    if transient:
+        return "a failure of ours stopped it (below); run again once fixed"
+    why = []
+    if result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}"):
+        why.append(_recorded_reason(result))
+    if result["ran_out"]:
+        why.append(f"there are only {result['planned_items']} items to build from")
+    elif not why and not result.get("awaiting_review"):
+        why.append(
+            f"it stopped after {result['planned_items']} items ({MAX_CANDIDATES_PER_ROW} per row asked): "
+            f"{result['dropped_items']} dropped"
+        )
+    if result.get("awaiting_review"):
+        why.append(f"{result['awaiting_review']} items await review")
+    return "; ".join(why)
+
+
+def _failures(name: str, result: dict[str, Any]) -> list[dict[str, str]]:
+    """The failures of ours that left this subset's items unbuilt, each with its fix (exit 1)."""
+    found = []
+    for key, count in result["ours"].items():
+        kind = Ours(key.removeprefix("ours:"))
+        detail = str(result["details"].get(f"detail:{kind}", ""))
+        if kind is Ours.NO_RECORDED_RESPONSE:
+            if result["rows"] < result["n"]:  # recorded answers reached --n: said on the line, not a failure
+                found.append(
+                    {"reason": f"{name}: {_recorded_reason(result)}", "fix": failures.fix(kind, name)}
+                )
+            continue
+        reason = f"{name}: {failures.reason(kind, count)}" + (f" ({detail})" if detail else "")
+        found.append({"reason": reason, "fix": failures.fix(kind, name, detail)})
+    return found

@@ -92,10 +92,11 @@ class SubsetSpec:
     # facts about SURGE's eight subsets, the released prompt templates) leave it out.
     upstream_release: bool = True
     # A subset that builds itself (docs/build.md "Adding a subset"): plan_item(config, index) -> BuildItem
-    # and build_batch(store, config, items) -> (outcomes, candidate rows, sandbox errors). Typed loosely:
-    # the build's records live in a later module (pipeline/build), imported lazily by the subset's file.
+    # and build_batch(store, config, items) -> (outcomes, candidate rows, failures of ours: a list of
+    # pipeline.build.failures.OurFailure, never recorded as outcomes). Typed loosely: the build's records
+    # live in a later module (pipeline/build), imported lazily by the subset's file.
     plan_item: Callable[[Any, int], Any] | None = None
-    build_batch: Callable[[Any, Any, list[Any]], tuple[list[Any], list[Any], int]] | None = None
+    build_batch: Callable[[Any, Any, list[Any]], tuple[list[Any], list[Any], list[Any]]] | None = None
 
     @property
     def released_category(self) -> int:

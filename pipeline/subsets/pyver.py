@@ -103,8 +103,8 @@ def plan_item(config: Any, index: int) -> Any:
     return template_item(config, index, name, program(text, str(index)), f"pipeline/subsets/pyver.py:{name}")
 
 
-def build_batch(store: Any, config: Any, items: list[Any]) -> tuple[list, list, int]:
-    """(outcomes, candidate rows, sandbox errors): every item under both profiles, in one Docker batch."""
+def build_batch(store: Any, config: Any, items: list[Any]) -> tuple[list, list, list]:
+    """(outcomes, candidate rows, failures of ours): every item under both profiles, in one Docker batch."""
     from pipeline.build.differential import build_differential
 
     return build_differential(store, config, items, PROFILES)

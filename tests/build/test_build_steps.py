@@ -63,7 +63,7 @@ def test_a_failing_instance_is_kept_as_an_outcome_with_its_reason(tmp_path, requ
     item = read_batch(store, config.build_key, 0)[0]
     program = item.program().model_copy(update={"argv": ("--no-such-flag", "1")})
     broken = item.model_copy(update={"program_json": program.model_dump_json(exclude={"program_id"})})
-    outcomes, rows, errors = manual.build_scripts(store, config, [broken])
-    assert rows == [] and errors == 0
+    outcomes, rows, ours = manual.build_scripts(store, config, [broken])
+    assert rows == [] and ours == []
     assert outcomes[0].status == "dropped" and outcomes[0].reason.startswith("runtime_error")
     assert "error: the following arguments are required" in outcomes[0].reason
