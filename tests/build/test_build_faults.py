@@ -147,7 +147,8 @@ def _kill_points(round_: int) -> list[tuple[int, float]]:
     return [(rng.randint(0, 4), rng.uniform(0.0, 1.5)) for _ in range(KILLS_PER_ROUND)]
 
 
-def _kill_at(store: Path, parts: int, delay_s: float) -> None:
+def _kill_at(store: Path, parts: int, delay_s: float) -> bool:
+    """Start the build, kill -9 it at the point; True if it was still running to be killed."""
     process = _surge(store, KILL_N, "--batch-size", "2", start_new_session=True)
     deadline = time.monotonic() + 300
     while len(list((store / OUTCOME_TABLE).glob("part-*.parquet"))) < parts:
@@ -155,9 +156,11 @@ def _kill_at(store: Path, parts: int, delay_s: float) -> None:
             break  # finished before this point: the rerun then has nothing left, which is fine too
         time.sleep(0.05)
     time.sleep(delay_s)
-    if process.poll() is None:
+    running = process.poll() is None
+    if running:
         os.killpg(process.pid, signal.SIGKILL)  # the command and the local API it started
     process.communicate(timeout=60)
+    return running
 
 
 @pytest.mark.slow
@@ -166,9 +169,11 @@ def test_kill_9_at_seeded_points_then_store_check_passes_and_the_rerun_gives_the
     tmp_path, round_, require_bwrap
 ) -> None:
     killed = tmp_path / "killed"
+    landed = []
     for parts, delay_s in _kill_points(round_):
-        _kill_at(killed, parts, delay_s)
+        landed.append(_kill_at(killed, parts, delay_s))
         assert main(["store", "check", "--store", str(killed)]) == 0, f"store check after {parts}, {delay_s}"
+    assert landed[0], "the first kill came after the build had finished: nothing was tested"
     rerun = _surge(killed, KILL_N, "--batch-size", "2")
     assert rerun.wait(timeout=300) == 0, rerun.communicate()
     whole = _surge(tmp_path / "whole", KILL_N, "--batch-size", "2")
