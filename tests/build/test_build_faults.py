@@ -78,8 +78,10 @@ def test_an_outcome_recorded_for_a_failure_of_ours_by_an_older_version_is_retrie
         status="dropped",
         reason="toolchain_missing: image surge/python:bookworm is not built",
     )
-    outcome_table(store).append([legacy])
-    outcome_table(store).flush()
+    table = outcome_table(store)
+    table.append([legacy])
+    table.flush()
+    assert len(list(outcome_table(store).records())) == 1
     assert steps.build_batch(store, config, 0)["kept"] == 2  # the legacy drop is read as no outcome
     assert steps.summary(store, config)["drop_reasons"] == {}
 
@@ -91,9 +93,11 @@ def _docker(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=120)
 
 
-def _surge(store: Path, n: int, *extra: str, env: dict[str, str] | None = None, **popen: object) -> Popen:
-    """A real `surge build sc` process (seed 4), as a user starts it."""
-    args = ["build", "sc", "--n", str(n), "--seed", "4", "--store", str(store), *extra]
+def _surge(
+    store: Path, n: int, *extra: str, subset: str = "sc", env: dict[str, str] | None = None, **popen: object
+) -> Popen:
+    """A real `surge build` process (seed 4), as a user starts it."""
+    args = ["build", subset, "--n", str(n), "--seed", "4", "--store", str(store), *extra]
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
         [sys.executable, "-m", "pipeline.cli", *args],  # the `surge` executable's own entry
@@ -110,32 +114,40 @@ def _surge(store: Path, n: int, *extra: str, env: dict[str, str] | None = None, 
 def test_a_docker_image_missing_records_nothing_and_once_built_the_rerun_gives_the_same_rows(
     tmp_path, require_docker
 ) -> None:
+    """pyver runs every item under two images; one of them is not built yet (a throwaway copy's name)."""
     from tests.docker.conftest import image_present
 
-    real = "surge/python:bookworm"
-    if not image_present(real):
-        pytest.skip(f"needs the image {real} (make images)")
+    present, later = "python:bookworm", "python:bullseye"
+    for tag in (present, later):
+        if not image_present(f"surge/{tag}"):
+            pytest.skip(f"needs the image surge/{tag} (make images)")
     repository = f"surge-fault-{os.getpid()}"  # a throwaway name: the real images are never touched
-    copy = f"{repository}/python:bookworm"
     env = {"SURGE_IMAGE_REPOSITORY": repository}
-    docker = ("--backend", "docker", "--batch-size", "3")
-    assert not image_present(copy)
+    build = ("--batch-size", "5")
+    assert not image_present(f"{repository}/{later}")
+
+    def pyver(store: Path) -> Popen:
+        return _surge(store, 4, *build, subset="pyver", env=env)
+
     try:
-        missing = _surge(tmp_path / "a", 3, *docker, env=env)
+        assert _docker("tag", f"surge/{present}", f"{repository}/{present}").returncode == 0
+        missing = pyver(tmp_path / "a")
         out, err = missing.communicate(timeout=300)
         assert missing.returncode == 1, (out, err)
         assert len(err.strip().splitlines()) == 1
-        assert f"image {copy} is not built" in err and "(fix: install what is missing" in err
-        assert list(outcome_table(Store(tmp_path / "a")).records()) == []
-        assert _docker("tag", real, copy).returncode == 0  # the image is built now
-        rerun = _surge(tmp_path / "a", 3, *docker, env=env)
+        assert f"image {repository}/{later} is not built" in err and "(fix: install what is missing" in err
+        assert list(outcome_table(Store(tmp_path / "a")).records()) == []  # not the items' outcome
+        assert read_rows(Store(tmp_path / "a"), {"pyver"}) == []
+        assert _docker("tag", f"surge/{later}", f"{repository}/{later}").returncode == 0  # built now
+        rerun = pyver(tmp_path / "a")
         assert rerun.wait(timeout=300) == 0, rerun.communicate()
-        whole = _surge(tmp_path / "b", 3, *docker, env=env)
+        whole = pyver(tmp_path / "b")
         assert whole.wait(timeout=300) == 0, whole.communicate()
     finally:
-        _docker("rmi", copy)
-    assert content(tmp_path / "a") == content(tmp_path / "b") and len(content(tmp_path / "a")) == 3
-    assert all(row.run and row.run.backend == "docker" for row in read_rows(Store(tmp_path / "a"), {"sc"}))
+        _docker("rmi", f"{repository}/{present}", f"{repository}/{later}")
+    assert content(tmp_path / "a", "pyver") == content(tmp_path / "b", "pyver")
+    assert len(content(tmp_path / "a", "pyver")) == 4
+    assert [o.index for o in outcome_table(Store(tmp_path / "a")).records()] == list(range(5))
 
 
 # -- kill -9 at seeded points -----------------------------------------------------------------------
