@@ -3,6 +3,11 @@
 Tasks take references (store root, the build's small config, a batch number) and return counts; the
 programs, runs and rows live in the store. Every step is keyed by content ids, so an interrupted build
 rerun skips planned items, finished runs and items with an outcome, and finishes exactly the rest.
+
+A failure of ours (pipeline/build/failures.py) records nothing for the item: the flow stops planning after
+that round and writes only rows of items before the first one left undone, so the rerun builds it in its
+place and the dataset is the one an uninterrupted build gives. Items the recorded LLM responses have no
+answer for are skipped (running again would not help) and the flow goes on past them.
 """
 
 from __future__ import annotations
