@@ -1,0 +1,66 @@
+"""Whose failure is it (pipeline/build/failures.py): the one place that decides, verdict by verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.build import failures
+from pipeline.build.failures import Ours
+from pipeline.records import Verdict
+from tests.factories import make_result
+
+
+@pytest.mark.parametrize("verdict", list(Verdict))
+def test_only_a_missing_toolchain_and_a_broken_sandbox_are_ours_among_run_verdicts(verdict: Verdict) -> None:
+    run = make_result(verdict=verdict)
+    ours = {Verdict.TOOLCHAIN_MISSING: Ours.TOOLCHAIN_MISSING, Verdict.SANDBOX_ERROR: Ours.SANDBOX_ERROR}
+    assert failures.of_run(run) is ours.get(verdict)  # a compile error, a crash, a limit: the item's
+
+
+def test_a_refactor_that_the_endpoint_or_sandbox_ended_is_ours_one_the_model_got_wrong_is_the_items() -> None:
+    assert (
+        failures.of_refactor("llm_error: http://x refused the request (HTTP 401)", False)
+        is Ours.ENDPOINT_ERROR
+    )
+    assert failures.of_refactor("llm_error: no recorded response", True) is Ours.NO_RECORDED_RESPONSE
+    trouble = "sandbox: sandbox could not run the program (toolchain_missing): `gcc` is not installed"
+    assert failures.of_refactor(trouble, False) is Ours.TOOLCHAIN_MISSING
+    assert failures.of_refactor("sandbox: sandbox could not run the program (sandbox_error): x", False) is (
+        Ours.SANDBOX_ERROR
+    )
+    wrong = "no usable program after 3 rounds; last problem: run: the program printed nothing"
+    assert failures.of_refactor(wrong, False) is None
+    assert failures.of_refactor("extract: no code block in the answer", True) is None
+
+
+def test_only_recorded_responses_are_not_worth_running_again() -> None:
+    assert [kind for kind in Ours if not kind.transient] == [Ours.NO_RECORDED_RESPONSE]
+
+
+@pytest.mark.parametrize(
+    ("reason", "ours"),
+    [
+        ("toolchain_missing: `python3` is not installed", True),
+        ("toolchain_missing under surge-repro", True),
+        ("approved program: toolchain_missing", True),
+        ("refactor failed: llm_error: no recorded response matches this request", True),
+        ("prover failed: llm_error: HTTP 404", True),
+        ("runtime_error: Traceback (most recent call last):", False),
+        ("non-deterministic: the output changes between repeats", False),
+        ("refactor failed: no usable program after 3 rounds", False),
+        ("same output under every profile", False),
+    ],
+)
+def test_outcomes_older_versions_recorded_for_failures_of_ours_are_recognised(
+    reason: str, ours: bool
+) -> None:
+    assert failures.recorded_by_mistake(reason) is ours
+
+
+def test_a_sandbox_detail_becomes_what_failed_and_its_fix() -> None:
+    detail = "image surge/python:bullseye is not built: build the images: `make images`"
+    reason, fix = failures.describe(Ours.TOOLCHAIN_MISSING, 5, detail)
+    assert reason == "image surge/python:bullseye is not built: 5 items not built, nothing recorded for them"
+    assert fix.startswith("build the images: `make images`, then run the same command again")
+    reason, fix = failures.describe(Ours.NO_RECORDED_RESPONSE, 2)
+    assert "SURGE_LLM_BASE_URL" in fix
