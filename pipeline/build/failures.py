@@ -117,29 +117,38 @@ def recorded_by_mistake(reason: str) -> bool:
     return reason.startswith(LEGACY_REASONS) or " toolchain_missing under " in f" {reason}"
 
 
-def fix(kind: Ours, subset: str, detail: str = "") -> str:
-    """How to fix a failure of ours, in one sentence; the items are retried by running again."""
-    again = "then run the same command again: those items are built in their place"
-    return {
-        Ours.TOOLCHAIN_MISSING: f"install what is missing ({detail or DOCTOR}), {again}",
-        Ours.SANDBOX_ERROR: f"check the sandbox ({DOCTOR}), {again}",
-        Ours.ENDPOINT_ERROR: f"check the LLM endpoint settings and that it is reachable ({detail}), {again}",
-        Ours.NO_RECORDED_RESPONSE: f"{ENDPOINT_SETTINGS} to build the rest with a real model",
-        Ours.FETCH_ERROR: f"check the repository URL, commit and the network ({detail}), {again}",
-    }[kind]
+AGAIN = "then run the same command again: those items are built in their place"
+GENERIC_FIX = {
+    Ours.TOOLCHAIN_MISSING: f"install what is missing ({DOCTOR})",
+    Ours.SANDBOX_ERROR: f"check the sandbox ({DOCTOR})",
+    Ours.ENDPOINT_ERROR: "check SURGE_LLM_BASE_URL, SURGE_LLM_MODEL, SURGE_LLM_API_KEY and that it answers",
+    Ours.FETCH_ERROR: "check the manifest's repository URL and commit, and the network",
+}
+WHAT = {
+    Ours.TOOLCHAIN_MISSING: "a toolchain or image is missing",
+    Ours.SANDBOX_ERROR: "the sandbox failed",
+    Ours.ENDPOINT_ERROR: "the LLM endpoint failed",
+    Ours.FETCH_ERROR: "a repository could not be fetched",
+}
 
 
-def reason(kind: Ours, count: int, covered: int = 0, asked: int = 0) -> str:
-    """One line: what failed, for how many items."""
+def describe(kind: Ours, count: int, detail: str = "") -> tuple[str, str]:
+    """(what failed, for how many items; how to fix it), one line each. A sandbox's detail reads
+    "WHAT: HOW" ("image surge/python:bullseye is not built: build the images: `make images`")."""
     if kind is Ours.NO_RECORDED_RESPONSE:
-        return (
-            f"no LLM endpoint is set and the recorded responses cover {covered} of {asked} items "
-            f"({count} skipped, nothing recorded for them)"
-        )
-    what = {
-        Ours.TOOLCHAIN_MISSING: "a toolchain or image is missing",
-        Ours.SANDBOX_ERROR: "the sandbox failed",
-        Ours.ENDPOINT_ERROR: "the LLM endpoint failed",
-        Ours.FETCH_ERROR: "a repository could not be fetched",
-    }[kind]
-    return f"{what} for {count} items: nothing recorded for them"
+        return f"no recorded response: {count} items skipped, nothing recorded for them", recorded_fix()
+    what, _, how = detail.partition(": ") if kind is Ours.TOOLCHAIN_MISSING else (detail, "", "")
+    reason = f"{what or WHAT[kind]}: {count} items not built, nothing recorded for them"
+    return reason, f"{how or GENERIC_FIX[kind]}, {AGAIN}"
+
+
+def recorded_fix() -> str:
+    return f"{ENDPOINT_SETTINGS} to build the rest with a real model"
+
+
+def recorded_reason(skipped: int, asked: int) -> str:
+    """With no endpoint set: how far the recorded responses reached."""
+    return (
+        f"no LLM endpoint is set and the recorded responses cover {asked - skipped} of {asked} items "
+        f"({skipped} skipped, nothing recorded for them)"
+    )

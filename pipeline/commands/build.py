@@ -86,6 +86,10 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     unknown = [name for name in names if name not in REGISTRY]
     if unknown:
         raise ConfigurationError(f"unknown subset {unknown[0]!r}", hint=f"use some of: {', '.join(REGISTRY)}")
+    if args.backend == "docker" or not args.unsafe:
+        from sandboxes.identity import check_available
+
+        check_available({args.backend})  # no sandbox at all: refused before any item is tried
     built: dict[str, Any] = {}
     not_built: dict[str, str] = {}
     for name in names:
@@ -155,7 +159,7 @@ def _line(name: str, result: dict[str, Any]) -> str:
         text += f"; {result['awaiting_review']} awaiting review (surge review list --db <store>/review.db)"
     skipped = result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}", 0)
     if skipped and result["rows"] >= result["n"]:  # short of --n, it is a failure, printed as one
-        text += f"; {_recorded_reason(result)} ({failures.fix(Ours.NO_RECORDED_RESPONSE, name)})"
+        text += f"; {_recorded_reason(result)} ({failures.recorded_fix()})"
     if result["rows"] < result["n"]:
         text += f"\n{name}: built {result['rows']} of {result['n']} rows: {_shortfall(result)}"
     return text
@@ -163,8 +167,7 @@ def _line(name: str, result: dict[str, Any]) -> str:
 
 def _recorded_reason(result: dict[str, Any]) -> str:
     skipped = result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}", 0)
-    asked = result["planned_items"]
-    return failures.reason(Ours.NO_RECORDED_RESPONSE, skipped, covered=asked - skipped, asked=asked)
+    return failures.recorded_reason(skipped, result["planned_items"])
 
 
 def _shortfall(result: dict[str, Any]) -> str:
@@ -196,9 +199,9 @@ def _failures(name: str, result: dict[str, Any]) -> list[dict[str, str]]:
         if kind is Ours.NO_RECORDED_RESPONSE:
             if result["rows"] < result["n"]:  # recorded answers reached --n: said on the line, not a failure
                 found.append(
-                    {"reason": f"{name}: {_recorded_reason(result)}", "fix": failures.fix(kind, name)}
+                    {"reason": f"{name}: {_recorded_reason(result)}", "fix": failures.recorded_fix()}
                 )
             continue
-        reason = f"{name}: {failures.reason(kind, count)}" + (f" ({detail})" if detail else "")
-        found.append({"reason": reason, "fix": failures.fix(kind, name, detail)})
+        reason, fix = failures.describe(kind, count, detail)
+        found.append({"reason": f"{name}: {reason}", "fix": fix})
     return found
