@@ -29,7 +29,6 @@ HELP = "build benchmark subsets (templates, LLM refactor, repositories, Lean-che
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
 NOT_BUILT_EXIT_CODE = 4
 SHORT_EXIT_CODE = 3  # "done, but": every item was decided, yet fewer rows than --n
-MAX_CANDIDATES_PER_ROW = 4  # the flow's bound (flows/build_subset.py), said in the shortfall's reason
 # Subsets this command can build today (pipeline/build); the others are reported, not faked.
 BUILDABLE = {"sc", "tc", "dr", "ml", "cl", "bg", "rl", "fl"}
 
@@ -172,6 +171,8 @@ def _recorded_reason(result: dict[str, Any]) -> str:
 
 def _shortfall(result: dict[str, Any]) -> str:
     """Why a subset has fewer rows than --n, most decisive cause first."""
+    from flows.build_subset import MAX_CANDIDATES_PER_ROW  # loaded already: the flow has run
+
     transient = [k for k in result["ours"] if Ours(k.removeprefix("ours:")).transient]
     if transient:
         return "a failure of ours stopped it (below); run again once fixed"

@@ -64,3 +64,26 @@ def test_a_sandbox_detail_becomes_what_failed_and_its_fix() -> None:
     assert fix.startswith("build the images: `make images`, then run the same command again")
     reason, fix = failures.describe(Ours.NO_RECORDED_RESPONSE, 2)
     assert "SURGE_LLM_BASE_URL" in fix
+
+
+@pytest.mark.parametrize(
+    ("result", "why"),
+    [
+        ({"ran_out": True, "planned_items": 4}, "there are only 4 items to build from"),
+        ({"dropped_items": 9}, "it stopped after 12 items (4 per row asked): 9 dropped"),
+        (
+            {"awaiting_review": 2, "ran_out": True},
+            "there are only 12 items to build from; 2 items await review",
+        ),
+        (
+            {"ours": {"ours:toolchain_missing": 3}},
+            "a failure of ours stopped it (below); run again once fixed",
+        ),
+        ({"ours": {"ours:no_recorded_response": 12}}, "the recorded responses cover 0 of 12 items"),
+    ],
+)
+def test_a_build_short_of_n_says_why(result: dict, why: str) -> None:
+    from pipeline.commands.build import _shortfall
+
+    base = {"ours": {}, "ran_out": False, "planned_items": 12, "dropped_items": 0, "awaiting_review": 0}
+    assert why in _shortfall(base | result)
