@@ -41,7 +41,7 @@ from pipeline.refactor.methods import method_for
 from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
-from sandboxes.languages import spec_for
+from sandboxes.languages import method_setting_for, spec_for
 from sandboxes.profiles import get_profile
 
 RECORDED_DIR = Path(__file__).parent / "recorded"
@@ -115,7 +115,7 @@ def build_refactored(
             continue
         request = RunRequest(
             program=entry.program,
-            setting=method_for(source).setting,
+            setting=method_setting_for(entry.program, method_for(source).setting),
             profile=get_profile(_profile(config)),
             limits=BG_LIMITS if config.subset == "bg" else REFACTOR_LIMITS,
             repeats=2,

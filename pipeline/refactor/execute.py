@@ -12,7 +12,7 @@ from pipeline.records import (
     RunResult,
 )
 from sandboxes.backends.base import Backend
-from sandboxes.languages import program_setting_refusal
+from sandboxes.languages import method_setting_for
 from sandboxes.profiles import get_profile
 
 # A candidate that needs more than this is not the small program a benchmark item should be.
@@ -28,9 +28,10 @@ class Executor:
         self.limits = limits
 
     def run(self, program: Program, setting: ExecutionSetting | None = None) -> RunResult:
-        # A method's setting is its usual language's (ojcode: g++ -std=c++14); a candidate in another
-        # language runs as usual, never under a compiler that is not its own.
-        if setting is None or program_setting_refusal(program, setting):
-            setting = ExecutionSetting()
-        request = RunRequest(program=program, setting=setting, profile=self.profile, limits=self.limits)
+        request = RunRequest(
+            program=program,
+            setting=method_setting_for(program, setting),
+            profile=self.profile,
+            limits=self.limits,
+        )
         return next(iter(self.backend.run_batch([request])))

@@ -40,6 +40,7 @@ __all__ = [
     "language_aliases",
     "parse_language",
     "program_setting_refusal",
+    "method_setting_for",
     "registered",
     "setting_refusal",
     "setup_packages",
@@ -74,6 +75,14 @@ def program_setting_refusal(program: Program, setting: ExecutionSetting) -> str 
     if program.run_instruction and setting != ExecutionSetting():
         return "the program is built by its own run_instruction, which no setting reaches"
     return setting_refusal(program.language, setting)
+
+
+def method_setting_for(program: Program, setting: ExecutionSetting | None) -> ExecutionSetting:
+    """A construction method's setting where `program` can take it (OJCode's g++ -std=c++14 is its C++
+    programs'), else the language's usual build: never a compiler that is not the program's own."""
+    if setting is None or program_setting_refusal(program, setting):
+        return ExecutionSetting()
+    return setting
 
 
 def language_aliases() -> dict[str, Language]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
-from sandboxes.languages import REGISTRY, LanguageSpec, setting_refusal
+from sandboxes.languages import REGISTRY, LanguageSpec, method_setting_for, setting_refusal
 
 PROFILE = EnvironmentProfile(name="probe")
 LEVELS = ("O0", "O1", "O2", "O3", "Os")
@@ -73,3 +73,14 @@ def test_c_takes_gcc_and_clang_with_c_standards_only() -> None:
         setting_refusal("c", ExecutionSetting(compiler="clang-14", standard="c11", optimization="O2")) is None
     )
     assert "C has no standard 'c++14'" in str(setting_refusal("c", ExecutionSetting(standard="c++14")))
+
+
+def test_a_methods_setting_reaches_only_the_programs_that_can_take_it() -> None:
+    # OJCode's method compiles its C++ with g++ -std=c++14; a refactored candidate in Python or Java must
+    # run as usual (before, the build handed the setting to every candidate and RunRequest refused it).
+    ojcode = ExecutionSetting.from_surge_key("g++-C++14--O0")
+    cpp = Program(language=Language("cpp"), files=[{"path": "main.cpp", "content": "int main(){}"}])
+    python = Program(language=Language("python"), files=[{"path": "main.py", "content": "print(1)"}])
+    assert method_setting_for(cpp, ojcode) == ojcode
+    assert method_setting_for(python, ojcode) == ExecutionSetting()
+    assert method_setting_for(python, None) == ExecutionSetting()
