@@ -149,8 +149,6 @@ def parse_json(source: str, where: str, text: str, raw: str | bytes) -> Any:
         return quarantine(source, where, "malformed JSON: nested too deeply to read", raw)
     except ValueError as error:  # JSONDecodeError, and an integer too long to convert
         return quarantine(source, where, f"malformed JSON: {error}", raw)
-    except RecursionError:  # Python's JSON reader recurses once per level: a hostile file, not our bug
-        return quarantine(source, where, "malformed JSON: nested too deeply to read", raw)
 
 
 def checked_object(
@@ -162,7 +160,20 @@ def checked_object(
     missing = missing_fields(value, required)
     if missing:
         return quarantine(source, where, f"missing fields: {', '.join(missing)}", raw_json(value))
+    if not_unicode := lone_surrogate(value):
+        return quarantine(source, where, not_unicode, raw)
     return value
+
+
+def lone_surrogate(value: Any) -> str:
+    """Why ``value`` is not Unicode text ('' when it is): JSON's "\\ud800" escape decodes to a lone
+    surrogate, which has no UTF-8 form, so the item's id and its Parquet row would fail long after the
+    record was read."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"not Unicode text: a lone surrogate escape such as \\ud800 ({error.reason})"
+    return ""
 
 
 def read_jsonl(

@@ -30,6 +30,7 @@ def test_mceval_bad_lines(tmp_path: Path, samples: Path) -> None:
         b'{"task_id": "Python/y", "canonical_solution": "pass"}',  # no prompt
         b'{"task_id": "Python/z", "prompt": "caf\xe9", "canonical_solution": ""}',  # Latin-1, not UTF-8
         b"[1, 2]",
+        b'{"task_id": "Python/s", "prompt": "\\ud800", "canonical_solution": ""}',  # no UTF-8 form
         good[1],
     ]
     (tmp_path / "data").mkdir()
@@ -37,11 +38,12 @@ def test_mceval_bad_lines(tmp_path: Path, samples: Path) -> None:
     (tmp_path / "data" / "Rust.jsonl").write_bytes(POINTER)
     items, bad = split(list(get_source("mceval").read(tmp_path, "c0ffee")))
     assert [item.key for item in items] == ["Python/1", "Python/2"]
-    assert sorted(bad) == [f"data/Python.jsonl:{line}" for line in (2, 3, 4, 5)] + ["data/Rust.jsonl"]
+    assert sorted(bad) == [f"data/Python.jsonl:{line}" for line in (2, 3, 4, 5, 6)] + ["data/Rust.jsonl"]
     assert bad["data/Python.jsonl:2"].startswith("malformed JSON")
     assert bad["data/Python.jsonl:3"] == "missing fields: prompt"
     assert bad["data/Python.jsonl:4"].startswith("not UTF-8")
     assert bad["data/Python.jsonl:5"] == "expected a JSON object, got list"
+    assert bad["data/Python.jsonl:6"].startswith("not Unicode text: a lone surrogate")
     assert "Git LFS pointer" in bad["data/Rust.jsonl"]  # never parsed as data
 
 
