@@ -1,11 +1,12 @@
 """The runner's spawn helper (sandboxes/inner/become.c), built from source once per C compiler.
 
-A runner that runs programs under a sandbox uid hands each start to this helper (``runner.py
---spawn-helper``): a vfork and two execs instead of the fork CPython makes when Popen switches user,
-~1.5 ms less CPU per program. It is built with the host's C compiler into the compile cache's folder,
-named by the hash of its source and the compiler's version, so an edit or a new compiler builds it again.
-Without a compiler, or where it does not build, this answers None and runners spawn as before: slower,
-never less isolated.
+Every runner hands each program start to this helper (``runner.py --spawn-helper``): it sets the limits,
+switches to the sandbox uid, puts up the second wall (a seccomp filter) and execs the program; a vfork
+and two execs instead of the fork CPython makes when Popen switches user, ~1.5 ms less CPU per program.
+It is built with the host's C compiler into the compile cache's folder, named by the hash of its source
+and the compiler's version, so an edit or a new compiler builds it again. Without a compiler, or where
+it does not build, this answers None and the sandboxes refuse untrusted code (only --unsafe runs on).
+Docker mounts the same file into its containers, so there it must be static (`is_static`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import struct
 import subprocess
 import tempfile
 from pathlib import Path
@@ -60,3 +62,17 @@ def build(folder: Path) -> Path | None:
                 os.replace(built, target)  # atomic: a concurrent builder's copy is the same bytes
                 return target
     return None
+
+
+ELF_PT_INTERP = 3  # a program header naming the dynamic loader: absent from a static executable
+
+
+def is_static(path: Path) -> bool:
+    """Does this 64-bit little-endian ELF executable run without a dynamic loader (in any image)?"""
+    data = path.read_bytes()
+    if data[:6] != b"\x7fELF\x02\x01":
+        return False
+    (header_offset,) = struct.unpack_from("<Q", data, 0x20)
+    header_size, header_count = struct.unpack_from("<HH", data, 0x36)
+    types = (struct.unpack_from("<I", data, header_offset + n * header_size)[0] for n in range(header_count))
+    return ELF_PT_INTERP not in types

@@ -6,8 +6,11 @@ process: a backend's idle runners stay warm for the next backend (`WarmRunners`)
 a fork/exec inside the sandbox. The sandbox sees a read-only /usr, /etc
 without shadow files, its own writable tmpfs /app and /tmp, no network, its own PID, IPC and UTS
 namespaces, and a fixed environment. As root it runs programs under a reserved uid (RLIMIT_NPROC works,
-kill-by-uid reaches detached children); as a normal user it adds a user namespace and the runner kills
-everything in the PID namespace after each phase. Tools are the host's, as the sandbox PATH sees them.
+kill-by-uid reaches detached children, and the root runner is out of the programs' reach); as a normal
+user it adds a user namespace and the runner kills everything in the PID namespace after each phase.
+Tools are the host's, as the sandbox PATH sees them. Every program and compiler starts through the spawn
+helper (sandboxes/spawn_helper.py), which puts up the second wall, a seccomp filter: without a C
+compiler to build it the backend refuses to run untrusted code (docs/sandboxes.md, "The second wall").
 
 ``unsafe=True`` without bwrap runs the same runner directly on the host ("unsafe-local"): trusted code
 only; its /app and /tmp are a scratch folder per runner (`PathMap`).
@@ -43,6 +46,8 @@ RUNNER_MOUNT = "/opt/surge-runner"
 SPAWN_HELPER_MOUNT = "/opt/surge-spawn"  # sandboxes/spawn_helper.py's build, read-only
 SANDBOX_PYTHON = "/usr/bin/python3"
 INSTALL_HINT = "apt-get install bubblewrap (or make setup)"
+HELPER_HINT = "apt-get install gcc libc6-dev; `gcc -static sandboxes/inner/become.c` says why"
+
 # Reserved uids for programs when we run as root; a flock per uid keeps concurrent sandboxes apart.
 SANDBOX_UID_FIRST = 61000
 SANDBOX_UID_COUNT = 1000
@@ -76,6 +81,12 @@ class BwrapLauncher:
             )
         self.name = "bwrap" if self.bwrap else "unsafe-local"
         self.cache = CompileCache(cache_dir)
+        if not unsafe and spawn_helper(self.cache.root) is None:
+            raise SandboxUnavailable(
+                "cannot build the spawn helper (sandboxes/inner/become.c) that puts up the sandbox's "
+                "seccomp filter: refusing to run untrusted code without it",
+                hint=HELPER_HINT,
+            )
         self.memo = RunMemo()
         self.image_digest: str | None = None
         self.idle: queue.Queue[RunnerProcess] = queue.Queue()
@@ -124,15 +135,14 @@ class BwrapLauncher:
 
     def warm_key(self) -> tuple[str, ...]:
         """What a runner's start depends on besides its reserved uid."""
-        helper = spawn_helper(self.cache.root) if os.getuid() == 0 else None
-        return (str(self.bwrap), str(helper))
+        return (str(self.bwrap), str(spawn_helper(self.cache.root)))
 
     # -- starting a runner -----------------------------------------------------------------------
 
     def start_runner(self) -> RunnerProcess:
         uid, lock = reserve_uid() if os.getuid() == 0 else (None, None)
         runner_args = ["--uid", str(uid)] if uid is not None else ["--kill", "all-in-namespace"]
-        helper = spawn_helper(self.cache.root) if uid is not None else None
+        helper = spawn_helper(self.cache.root)
         if self.bwrap is None:
             return start_unsafe(uid, lock, helper)
         if helper is not None:

@@ -9,10 +9,13 @@ hit a limit). This file is only how containers start and what an image holds (it
 in the image); compile, run, verdicts and caches are the runner core's (sandboxes/core.py), with one compile
 cache and one run memo per image.
 
-Hardening: no network, read-only root, tmpfs /app and /tmp, uid 10001, ``cap_drop=ALL``,
-no-new-privileges, a pids limit (the fork-bomb stop: a non-root runner cannot use RLIMIT_NPROC per
-program) and a memory limit above the runner's own per-program RLIMIT_DATA. The runner is not root, so
-it kills leftovers with ``kill(-1)`` inside the container's PID namespace, where docker-init is PID 1.
+Hardening: no network, read-only root, tmpfs /app and /tmp, ``cap_drop=ALL``, no-new-privileges, Docker's
+default seccomp profile, a pids limit and a memory limit above the runner's own per-program RLIMIT_DATA.
+Programs run as uid 10001 with no capability, behind the spawn helper's seccomp filter (the host's static
+build of sandboxes/inner/become.c, mounted read-only, as bwrap mounts it): docs/sandboxes.md, "The second
+wall". The runner runs as root in the container with only the capabilities it needs to prepare /app and
+/tmp for that uid, switch to it and signal it (`RUNNER_CAPABILITIES`), so no program can trace, read or
+signal the runner that supervises it. It kills leftovers by uid, as bwrap's root runner does.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from sandboxes.core import (
 )
 from sandboxes.jobs import encode_job
 from sandboxes.languages import spec_for
+from sandboxes.spawn_helper import is_static, spawn_helper
 
 # -- images ------------------------------------------------------------------------------------------
 
@@ -57,7 +61,14 @@ START_HINT = "start the Docker engine (`systemctl start docker`) or use the loca
 
 RUNNER_SOURCE_PATH = RUNNER_DIR / "runner.py"
 CONTAINER_PYTHON = "/usr/bin/python3"
-SANDBOX_UID = 10001  # the images' `runner` user (dockerfiles/common/install-packages.sh)
+SANDBOX_UID = 10001  # the images' `runner` user (dockerfiles/common/install-packages.sh): programs run as it
+SPAWN_HELPER_MOUNT = "/opt/surge-spawn"  # sandboxes/spawn_helper.py's static build, read-only
+# The root runner's only capabilities: write and clear /app and /tmp, which belong to the program's uid
+# (DAC_OVERRIDE, FOWNER: even what a program chmod-ed 000 or left in sticky /tmp), give files to that uid
+# (CHOWN), switch to it (SETUID, SETGID) and kill what it leaves (KILL). The program drops them all when
+# it becomes uid 10001, and no-new-privileges keeps set-uid files from giving any back.
+RUNNER_CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"]
+HELPER_HINT = "apt-get install gcc libc6-dev (or make setup): the host builds the static spawn helper"
 RECYCLE_AFTER_PROGRAMS = 200
 RUNNER_OVERHEAD_MIB = 256  # the runner and page cache on top of the largest per-program memory limit
 RUNNER_PIDS = 16  # the runner, docker-init and the kill helper on top of the per-program process limit
@@ -151,14 +162,16 @@ class ContainerShape:
         )
 
 
-def host_config(api: Any, shape: ContainerShape) -> Any:
+def host_config(api: Any, shape: ContainerShape, helper: Path) -> Any:
     tmpfs_options = f"rw,exec,nosuid,nodev,size={SCRATCH_TMPFS_MIB}m,uid={SANDBOX_UID},gid={SANDBOX_UID}"
     return api.create_host_config(
         network_mode="none",
         read_only=True,
         tmpfs={"/app": tmpfs_options + ",mode=0755", "/tmp": tmpfs_options + ",mode=1777"},
         cap_drop=["ALL"],
+        cap_add=RUNNER_CAPABILITIES,
         security_opt=["no-new-privileges"],
+        binds={str(helper): {"bind": SPAWN_HELPER_MOUNT, "mode": "ro"}},
         pids_limit=shape.pids,
         mem_limit=f"{shape.memory_mib}m",
         memswap_limit=f"{shape.memory_mib}m",  # no swap: memory limits mean memory
@@ -173,7 +186,7 @@ class ContainerRunner:
 
     queue_ahead = False  # a program may contaminate its container, which is then replaced before the next
 
-    def __init__(self, api: Any, shape: ContainerShape) -> None:
+    def __init__(self, api: Any, shape: ContainerShape, helper: Path) -> None:
         self.api = api
         self.shape = shape
         self.paths = PathMap()  # /app and /tmp are the container's own
@@ -182,19 +195,19 @@ class ContainerRunner:
         self.stdout = b""
         self.stderr = b""
         self.pending = b""  # bytes of a frame not yet complete
-        command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp", "--kill",
-                   "all-in-namespace"]  # fmt: skip
+        command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp", "--uid",
+                   str(SANDBOX_UID), "--kill", "uid", "--spawn-helper", SPAWN_HELPER_MOUNT]  # fmt: skip
         created = api.create_container(
             shape.image,
             command=command,
-            user=f"{SANDBOX_UID}:{SANDBOX_UID}",
+            user="0:0",  # the runner; its programs run as SANDBOX_UID (the module docstring says why)
             working_dir="/app",
             stdin_open=True,  # with detach=False also StdinOnce: our socket closing (even by SIGKILL) is
             # EOF for the runner, which then exits ...
             network_disabled=True,
             labels={"org.surge.backend": "docker"},
             environment=runner_env(),  # as under bwrap: HOME=/tmp/home, made on every reset
-            host_config=host_config(api, shape),
+            host_config=host_config(api, shape, helper),
         )
         self.container_id: str = created["Id"]
         try:
@@ -322,11 +335,12 @@ class DockerLauncher:
     def __init__(
         self, cache_dir: Path | str | None = None, recycle_after: int = RECYCLE_AFTER_PROGRAMS
     ) -> None:
+        self.cache_root = Path(cache_dir or os.environ.get("SURGE_COMPILE_CACHE") or ".surge/cache/compile")
+        self.helper = static_spawn_helper(self.cache_root)
         self.client = connect()
         self.api = self.client.api
         self.name = "docker"
         self.recycle_after = recycle_after
-        self.cache_root = Path(cache_dir or os.environ.get("SURGE_COMPILE_CACHE") or ".surge/cache/compile")
         self.pools: dict[ContainerShape, queue.Queue[ContainerRunner]] = {}
         self.all_runners: list[ContainerRunner] = []
         self.images: dict[str, ImageFacts | None] = {}
@@ -372,7 +386,7 @@ class DockerLauncher:
         except queue.Empty:
             pass
         try:
-            runner = ContainerRunner(self.api, shape)
+            runner = ContainerRunner(self.api, shape, self.helper)
         except DockerException as error:  # a container that would not start
             raise SandboxCrash(str(error)) from None
         with self.lock:
@@ -405,6 +419,19 @@ class DockerLauncher:
             runner.close()
         self.all_runners.clear()
         self.client.close()
+
+
+def static_spawn_helper(cache_root: Path) -> Path:
+    """The spawn helper every container mounts: static, since it runs on each image's own C library."""
+    helper = spawn_helper(cache_root)
+    if helper is None or not is_static(helper):
+        problem = "cannot be built" if helper is None else "is not static (no static C library to link)"
+        raise SandboxUnavailable(
+            f"the spawn helper (sandboxes/inner/become.c) that puts up the containers' seccomp filter "
+            f"{problem}: refusing to run untrusted code without it",
+            hint=HELPER_HINT,
+        )
+    return helper
 
 
 class ImagePlace:

@@ -6,7 +6,9 @@ images with their system python3. The host side is sandboxes/backends/bwrap.py (
 
 Protocol (JSON lines, UTF-8)
 ----------------------------
-On start the runner writes one line ``{"ready": true, "runner": VERSION, "uid": .., "python": ".."}``.
+On start the runner writes one line ``{"ready": true, "runner": VERSION, "uid": .., "python": "..",
+"wall": true|false}`` (wall: every program goes through the spawn helper's seccomp filter), or
+``{"ready": false, "error": ".."}`` and exits when a ``--spawn-helper`` it was given does not work.
 Then, for each line read on stdin (a *job*), it writes exactly one line on stdout (its *result*), in order.
 The host may write the next job while one runs (it waits in the pipe). EOF on stdin ends the runner.
 Its own diagnostics go to stderr, never stdout.
@@ -51,7 +53,9 @@ How limits are enforced (per run)
 - The child gets its own session (setsid), rlimits CPU (soft = ceil(cpu_s), SIGKILL one second later),
   DATA or AS (memory_mib), FSIZE, CORE = 0 and, when the runner can drop privileges, NPROC.
   With ``--spawn-helper`` (become.c, built by the host) a small static binary sets them, switches to
-  ``--uid`` and execs the program: a vfork and two execs per start instead of a fork of this process.
+  ``--uid`` (when given), puts up the second wall (no new privileges and a seccomp filter: become.c says
+  which calls it refuses) and execs the program: a vfork and two execs per start instead of a fork of
+  this process. Compilers go through it too. The runner itself stays outside the filter.
 - When the runner is real root (bwrap as root without a user namespace, or Docker) every child runs under
   ``--uid`` (an unprivileged uid reserved for this sandbox): RLIMIT_NPROC then bites (root ignores it),
   /etc/shadow is unreadable, and "kill every process of that uid" kills the whole tree, including
@@ -103,12 +107,25 @@ KILL_PASSES = 20
 KILL_DEADLINE_S = 5.0
 # Below this the runner itself could not run under the phase's memory limit during a spawn.
 FAST_SPAWN_MIN_MEMORY_MIB = 64
+WALL_FAILED = 100000  # become.c adds this to the errno it reports when its seccomp filter cannot go up
 
 
 def main() -> None:
     options = parse_options()
+    broken_wall = wall_fault(options.spawn_helper)
+    if broken_wall:
+        emit({"ready": False, "error": broken_wall})
+        sys.exit(1)
     runner = Runner(options)
-    emit({"ready": True, "runner": VERSION, "uid": os.getuid(), "python": sys.version.split()[0]})
+    emit(
+        {
+            "ready": True,
+            "runner": VERSION,
+            "uid": os.getuid(),
+            "python": sys.version.split()[0],
+            "wall": options.spawn_helper is not None,
+        }
+    )
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
@@ -130,8 +147,8 @@ def parse_options() -> argparse.Namespace:
     parser.add_argument(
         "--spawn-helper",
         default=None,
-        help="with --uid: a static binary (become.c) that switches to the uid and execs the program, so "
-        "each start is a vfork instead of a fork of this process",
+        help="a static binary (become.c) that sets the limits, switches to --uid, puts up the seccomp "
+        "filter and execs the program (each start a vfork, not a fork of this process); it must work",
     )
     options = parser.parse_args()
     if options.uid is not None and os.getuid() != 0:
@@ -143,9 +160,23 @@ def parse_options() -> argparse.Namespace:
     if options.kill == "uid" and options.uid is None:
         options.kill = "group"
     options.scratch = options.scratch or []
-    if options.uid is None or not (options.spawn_helper and os.access(options.spawn_helper, os.X_OK)):
-        options.spawn_helper = None
     return options
+
+
+def wall_fault(helper: str | None) -> str:
+    """Why the spawn helper we were given cannot start programs behind its wall ('' when it can, or when
+    none was given): its own check puts the filter up in a child and proves a denied call fails."""
+    if helper is None:
+        return ""
+    if not (os.path.isfile(helper) and os.access(helper, os.X_OK)):
+        return f"spawn helper {helper} is not an executable file"
+    try:
+        check = subprocess.run([helper, "--check"], capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"spawn helper {helper} does not run: {error}"
+    if check.returncode != 0:
+        return f"spawn helper {helper} --check failed: {check.stderr.decode('utf-8', 'replace').strip()}"
+    return ""
 
 
 def emit(message: dict) -> None:
@@ -295,9 +326,11 @@ class Child:
         process (~2.4 ms). CPU counts from the program's start, since the helper has just begun."""
         theirs, ours = stdio_pipes()
         report_r, report_w = os.pipe()  # the helper's errno, if it fails; end of file once the program runs
-        wanted = wanted_limits(limits, memory_rlimit, with_cpu=True, with_processes=True)
+        # RLIMIT_NPROC counts every process of the uid: only a uid of the program's own bounds the program
+        wanted = wanted_limits(limits, memory_rlimit, with_cpu=True, with_processes=options.uid is not None)
         spec = ",".join(f"{which}:{soft}:{hard}" for which, soft, hard in wanted) or "-"
-        ids = [str(report_w), str(options.uid), str(options.gid)]
+        who = ["-", "-"] if options.uid is None else [str(options.uid), str(options.gid)]
+        ids = [str(report_w), *who]
         reset_peak_rss()
         try:
             process = popen_detached(
@@ -318,6 +351,8 @@ class Child:
         failure = exec_failure(report_r, process.pid, ours)
         if failure:  # it never became the program: fail as Popen would
             number = int(failure) if failure.isdigit() else errno.EIO
+            if number >= WALL_FAILED:  # ours: the job fails (a sandbox error), never exec_failed
+                raise RuntimeError(f"the seccomp wall did not go up: {os.strerror(number - WALL_FAILED)}")
             raise OSError(number, os.strerror(number))
         return cls(process.pid, *ours)
 

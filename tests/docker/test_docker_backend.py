@@ -18,6 +18,7 @@ from pipeline.records import (
     RunRequest,
     Verdict,
 )
+from sandboxes.backends.docker import RUNNER_CAPABILITIES, SANDBOX_UID
 from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT
 from tests.conftest import REPO_ROOT
 from tests.docker.conftest import ensure_image
@@ -81,8 +82,16 @@ def test_containers_are_hardened(docker_backend: Any) -> None:
     assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
     assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
     assert host["PidsLimit"] > 0 and host["Memory"] > 0 and host["Memory"] == host["MemorySwap"]
-    assert attrs["Config"]["User"] == "10001:10001"
     assert set(host["Tmpfs"]) == {"/app", "/tmp"}
+    # The runner is root with a few capabilities; what it runs is uid 10001 with none at all.
+    assert attrs["Config"]["User"] == "0:0" and set(host["CapAdd"]) == set(RUNNER_CAPABILITIES)
+    who = (
+        "import os\n"
+        "held = [line.split()[1] for line in open('/proc/self/status') if line[:6] in ('CapPrm', 'CapEff')]\n"
+        "print(os.getuid(), os.getgid(), held)\n"
+    )
+    seen = run(docker_backend, Program.single("python", who))
+    assert seen.label == f"{SANDBOX_UID} {SANDBOX_UID} ['0000000000000000', '0000000000000000']\n"
 
 
 def test_recycles_after_n_programs(surge_images: None, tmp_path: Any) -> None:

@@ -30,6 +30,8 @@ def test_hostile_program_is_contained(backend: object, case: Path) -> None:
     run_limits = SMALL_LIMITS.run.model_copy(update={"wall_s": meta.get("wall_s", SMALL_LIMITS.run.wall_s)})
     result = run_one(backend, program, limits=SMALL_LIMITS.model_copy(update={"run": run_limits}))
     assert result.verdict.value in meta["expected"], (result.verdict, result.run, result.compile)
+    if "stdout" in meta:
+        assert result.run.stdout == meta["stdout"], result.run
     check = meta.get("host_check")
     if check:
         HOST_CHECKS[check.split(":")[0]](backend, result, check.partition(":")[2])

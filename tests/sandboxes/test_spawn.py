@@ -1,17 +1,20 @@
-"""How the runner starts programs under the sandbox uid: through the spawn helper (become.c) when it built,
-else by Popen switching user. Both give the same user, groups and limits; the helper also clamps the
-hard limits where root lacks CAP_SYS_RESOURCE (prlimit on another uid's process is refused there)."""
+"""How the runner starts programs under the sandbox uid: through the spawn helper (become.c), or, only with
+--unsafe where it did not build, by Popen switching user. Both give the same user, groups and limits; the
+helper also clamps the hard limits where root lacks CAP_SYS_RESOURCE (prlimit on another uid's process is
+refused there) and puts up the seccomp filter, without which the sandbox refuses untrusted code."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pipeline.errors import SandboxUnavailable
 from pipeline.records import Program
 from sandboxes.spawn_helper import build
 from tests.conftest import require_tool
@@ -41,14 +44,41 @@ def require_sandbox_uid() -> None:
 def spawning(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Any]:
-    """A bwrap backend whose runners start programs one way or the other."""
+    """A bwrap backend whose runners start programs one way or the other (no helper: only --unsafe)."""
     require_sandbox_uid()
     from sandboxes.backends import bwrap
 
     if request.param == "popen":
         monkeypatch.setattr(bwrap, "spawn_helper", lambda cache_root: None)
-    with bwrap.BwrapBackend(cache_dir=tmp_path) as backend:
+    with bwrap.BwrapBackend(cache_dir=tmp_path, unsafe=request.param == "popen") as backend:
         yield backend
+
+
+def test_without_the_helper_the_sandbox_refuses_untrusted_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_tool("bwrap")
+    from sandboxes.backends import bwrap
+
+    monkeypatch.setattr(bwrap, "spawn_helper", lambda cache_root: None)
+    with pytest.raises(SandboxUnavailable, match="seccomp") as refused:
+        bwrap.BwrapBackend(cache_dir=tmp_path)
+    assert "gcc" in refused.value.hint
+
+
+def test_a_helper_whose_wall_fails_stops_the_runner_not_the_program(tmp_path: Path) -> None:
+    """A helper that cannot put up its filter is a runner that will not start (a failure of ours, told at
+    start-up), never an exec_failed verdict for each program."""
+    from sandboxes.core import RUNNER_DIR
+
+    fake = tmp_path / "become"
+    fake.write_text("#!/bin/sh\necho 'no seccomp here' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    argv = ["/usr/bin/python3", "-I", "-S", str(RUNNER_DIR / "runner.py"), "--spawn-helper", str(fake)]
+    started = subprocess.run(argv, input=b"", capture_output=True, timeout=60)
+    first = json.loads(started.stdout.splitlines()[0])
+    assert started.returncode == 1
+    assert first == {"ready": False, "error": f"spawn helper {fake} --check failed: no seccomp here"}
 
 
 def test_programs_run_as_the_sandbox_user_with_their_limits(spawning: Any) -> None:
