@@ -64,6 +64,20 @@ def build(folder: Path) -> Path | None:
     return None
 
 
+def wall_problem(cache_root: Path) -> str:
+    """Why programs cannot start here behind the seccomp filter ('' when they can), for `surge doctor`."""
+    helper = spawn_helper(cache_root)
+    if helper is None:
+        return "the spawn helper (sandboxes/inner/become.c) does not build: apt-get install gcc libc6-dev"
+    try:
+        check = subprocess.run(
+            [str(helper), "--check"], capture_output=True, text=True, timeout=BUILD_TIMEOUT_S
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"the spawn helper does not run: {error}"
+    return "" if check.returncode == 0 else f"the seccomp filter does not hold here: {check.stderr.strip()}"
+
+
 ELF_PT_INTERP = 3  # a program header naming the dynamic loader: absent from a static executable
 
 

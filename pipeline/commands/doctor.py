@@ -68,6 +68,15 @@ def bwrap_status() -> dict[str, Any]:
     status: dict[str, Any] = {"available": probe.returncode == 0, "path": path, "version": info}
     if probe.returncode != 0:
         status["hint"] = f"bwrap cannot create namespaces here: {probe.stderr.strip()}"
+        return status
+    # Both sandboxes refuse untrusted code unless programs start behind the seccomp filter.
+    from sandboxes.compile_cache import CompileCache
+    from sandboxes.spawn_helper import wall_problem
+
+    problem = wall_problem(CompileCache().root)
+    status["seccomp"] = not problem
+    if problem:
+        status.update(available=False, hint=problem)
     return status
 
 
@@ -114,7 +123,10 @@ def render(summary: dict[str, Any]) -> str:
         f"surge-pipeline {summary['pipeline']} (prefect {summary['prefect']}), profile {summary['profile']}"
     ]
     bwrap = summary["bwrap"]
-    lines.append(_line("sandbox bwrap", bwrap["available"], bwrap.get("version", ""), bwrap.get("hint", "")))
+    walled = ", seccomp filter" if bwrap.get("seccomp") else ""
+    lines.append(
+        _line("sandbox bwrap", bwrap["available"], bwrap.get("version", "") + walled, bwrap.get("hint", ""))
+    )
     docker = summary["docker"]
     detail = docker.get("server_version", "")
     lines.append(_line("docker engine", docker.get("available", False), str(detail), docker.get("hint", "")))

@@ -141,3 +141,18 @@ def test_a_past_peak_of_the_runner_is_not_a_later_programs_memory(spawning: Any)
     results = list(spawning.run_batch([request(large_stdin, limits=limits), request(empty_c)]))
     assert results[0].run.stdout.strip() == str(20 << 20)
     assert results[1].run.max_rss_kib < results[0].run.max_rss_kib
+
+
+def test_doctor_says_whether_programs_start_behind_the_filter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_tool("bwrap", "gcc")
+    from pipeline.commands import doctor
+    from sandboxes import spawn_helper
+
+    monkeypatch.setenv("SURGE_COMPILE_CACHE", str(tmp_path))
+    assert doctor.bwrap_status()["seccomp"] is True
+    monkeypatch.setattr(spawn_helper, "spawn_helper", lambda cache_root: None)
+    status = doctor.bwrap_status()
+    assert status["available"] is False and status["seccomp"] is False
+    assert "apt-get install gcc" in status["hint"]
