@@ -195,8 +195,11 @@ class ContainerRunner:
         self.stdout = b""
         self.stderr = b""
         self.pending = b""  # bytes of a frame not yet complete
+        # Every container runs its programs as SANDBOX_UID, so RLIMIT_NPROC (counted per uid, machine-wide)
+        # would be one budget for all of them: the container's pids limit bounds processes instead.
         command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp", "--uid",
-                   str(SANDBOX_UID), "--kill", "uid", "--spawn-helper", SPAWN_HELPER_MOUNT]  # fmt: skip
+                   str(SANDBOX_UID), "--kill", "uid", "--no-rlimit-nproc",
+                   "--spawn-helper", SPAWN_HELPER_MOUNT]  # fmt: skip
         created = api.create_container(
             shape.image,
             command=command,

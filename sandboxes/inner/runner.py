@@ -145,6 +145,13 @@ def parse_options() -> argparse.Namespace:
     )
     parser.add_argument("--scratch", action="append", default=None, help="dirs cleared between jobs")
     parser.add_argument(
+        "--no-rlimit-nproc",
+        action="store_true",
+        help="leave RLIMIT_NPROC unset: the --uid is shared with other sandboxes (Docker's containers all "
+        "run programs as one uid) and the kernel counts a uid's processes machine-wide; a pids cgroup bounds "
+        "them instead",
+    )
+    parser.add_argument(
         "--spawn-helper",
         default=None,
         help="a static binary (become.c) that sets the limits, switches to --uid, puts up the seccomp "
@@ -160,6 +167,9 @@ def parse_options() -> argparse.Namespace:
     if options.kill == "uid" and options.uid is None:
         options.kill = "group"
     options.scratch = options.scratch or []
+    # RLIMIT_NPROC counts every process of the real uid on the machine: it bounds a program only when that
+    # uid is the program's alone (never the runner's own, never one shared with other sandboxes)
+    options.rlimit_nproc = options.uid is not None and not options.no_rlimit_nproc
     return options
 
 
@@ -326,8 +336,7 @@ class Child:
         process (~2.4 ms). CPU counts from the program's start, since the helper has just begun."""
         theirs, ours = stdio_pipes()
         report_r, report_w = os.pipe()  # the helper's errno, if it fails; end of file once the program runs
-        # RLIMIT_NPROC counts every process of the uid: only a uid of the program's own bounds the program
-        wanted = wanted_limits(limits, memory_rlimit, with_cpu=True, with_processes=options.uid is not None)
+        wanted = wanted_limits(limits, memory_rlimit, with_cpu=True, with_processes=options.rlimit_nproc)
         spec = ",".join(f"{which}:{soft}:{hard}" for which, soft, hard in wanted) or "-"
         who = ["-", "-"] if options.uid is None else [str(options.uid), str(options.gid)]
         ids = [str(report_w), *who]
@@ -366,7 +375,9 @@ class Child:
         (the runner's own CPU time must not count) and also polled.
         """
         theirs, ours = stdio_pipes()
-        saved = apply_limits(limits, memory_rlimit, with_cpu=False, with_processes=True, soft_only=True)
+        saved = apply_limits(
+            limits, memory_rlimit, with_cpu=False, with_processes=options.rlimit_nproc, soft_only=True
+        )
         try:
             process = popen_detached(
                 argv,
@@ -385,7 +396,7 @@ class Child:
         # Clamp the hard limits too (so the program cannot raise its soft ones back), and add CPU.
         try:
             for which, value, hard in wanted_limits(
-                limits, memory_rlimit, with_cpu=True, with_processes=True
+                limits, memory_rlimit, with_cpu=True, with_processes=options.rlimit_nproc
             ):
                 resource.prlimit(process.pid, which, (value, hard))
         except OSError:
@@ -579,7 +590,7 @@ def prepare_child(cwd: str, limits: dict, options: argparse.Namespace, memory_rl
         except (OSError, ValueError):
             pass
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    apply_limits(limits, memory_rlimit, with_cpu=True, with_processes=options.uid is not None)
+    apply_limits(limits, memory_rlimit, with_cpu=True, with_processes=options.rlimit_nproc)
     if options.uid is not None:
         os.setgroups([])
         os.setgid(options.gid)

@@ -94,6 +94,14 @@ def test_containers_are_hardened(docker_backend: Any) -> None:
     assert seen.label == f"{SANDBOX_UID} {SANDBOX_UID} ['0000000000000000', '0000000000000000']\n"
 
 
+def test_one_containers_programs_do_not_spend_anothers_process_budget(docker_backend: Any) -> None:
+    """Every container runs programs as uid 10001, and RLIMIT_NPROC counts a uid's processes machine-wide:
+    set per program, a Java program's threads in one container would make another's fork fail. The pids
+    limit of each container bounds its programs instead."""
+    source = "import resource\nprint(resource.getrlimit(resource.RLIMIT_NPROC)[0] > 1000)\n"
+    assert run(docker_backend, Program.single("python", source)).label == "True\n"
+
+
 def test_recycles_after_n_programs(surge_images: None, tmp_path: Any) -> None:
     from sandboxes.backends.docker import DockerBackend
 
