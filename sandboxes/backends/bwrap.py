@@ -55,6 +55,9 @@ UID_LOCK_DIR = Path(tempfile.gettempdir()) / "surge-sandbox-uids"
 SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 MASKED_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers")
 SCRATCH_MIB = 1024  # tmpfs size of /app and /tmp each
+# POSIX shared memory and semaphores (Python's multiprocessing, sem_open): bwrap's --dev leaves it root's
+# and read-only; a tmpfs the runner clears before every program, like /tmp.
+SHM_DIR = "/dev/shm"
 
 
 class BwrapBackend(RunnerCore["BwrapLauncher"]):
@@ -160,6 +163,8 @@ class BwrapLauncher:
             f"{RUNNER_MOUNT}/runner.py",
             "--scratch",
             "/tmp",
+            "--scratch",
+            SHM_DIR,
             *runner_args,
         ]
         return RunnerProcess(argv, runner_env(), lock, None, uid)
@@ -352,6 +357,12 @@ def bwrap_mounts() -> list[str]:
         size,
         "--tmpfs",
         "/tmp",
+        "--perms",
+        "1777",
+        "--size",
+        size,
+        "--tmpfs",
+        SHM_DIR,
     ]
     args += ["--perms", "0755", "--dir", "/opt", "--ro-bind", str(RUNNER_DIR), RUNNER_MOUNT]
     if shutil.which("python", path="/usr/local/bin:/usr/bin:/bin") is None:

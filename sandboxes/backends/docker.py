@@ -73,6 +73,7 @@ RECYCLE_AFTER_PROGRAMS = 200
 RUNNER_OVERHEAD_MIB = 256  # the runner and page cache on top of the largest per-program memory limit
 RUNNER_PIDS = 16  # the runner, docker-init and the kill helper on top of the per-program process limit
 SCRATCH_TMPFS_MIB = 1024
+SHM_DIR = "/dev/shm"  # the container's own (private IPC), cleared before every program like /tmp
 PROBE_TIMEOUT_S = 60
 CONTAINER_START_TIMEOUT_S = 60.0
 API_TIMEOUT_S = 60
@@ -197,8 +198,8 @@ class ContainerRunner:
         self.pending = b""  # bytes of a frame not yet complete
         # Every container runs its programs as SANDBOX_UID, so RLIMIT_NPROC (counted per uid, machine-wide)
         # would be one budget for all of them: the container's pids limit bounds processes instead.
-        command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp", "--uid",
-                   str(SANDBOX_UID), "--kill", "uid", "--no-rlimit-nproc",
+        command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp",
+                   "--scratch", SHM_DIR, "--uid", str(SANDBOX_UID), "--kill", "uid", "--no-rlimit-nproc",
                    "--spawn-helper", SPAWN_HELPER_MOUNT]  # fmt: skip
         created = api.create_container(
             shape.image,

@@ -94,11 +94,17 @@ HOST_CHECKS = {
 
 
 def test_runs_cannot_read_each_others_files(backend: object) -> None:
-    writer = (
-        "open('/app/secret.txt', 'w').write('s3cret'); open('/tmp/secret', 'w').write('s3cret'); print('w')"
+    # /dev/shm too: POSIX shared memory (multiprocessing's semaphores) must work and must not carry over
+    writer = "\n".join(
+        f"open('{path}', 'w').write('s3cret')"
+        for path in ("/app/secret.txt", "/tmp/secret", "/dev/shm/secret")
     )
-    reader = "import os; print(sorted(os.listdir('/app')), [n for n in os.listdir('/tmp') if 'secret' in n])"
-    assert run_one(backend, Program.single("python", writer)).label == "w\n"
+    reader = (
+        "import os\nprint(sorted(os.listdir('/app')), "
+        "[n for d in ('/tmp', '/dev/shm') for n in os.listdir(d) if 'secret' in n])\n"
+    )
+    written = run_one(backend, Program.single("python", writer + "\nprint('w')\n"))
+    assert written.label == "w\n", written.run
     assert run_one(backend, Program.single("python", reader)).label == "['test.py'] []\n"
 
 
