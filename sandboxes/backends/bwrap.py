@@ -165,6 +165,7 @@ class BwrapLauncher:
             "/tmp",
             "--scratch",
             SHM_DIR,
+            "--clear-ipc",  # --unshare-ipc: the runner's IPC namespace is its programs' alone
             *runner_args,
         ]
         return RunnerProcess(argv, runner_env(), lock, None, uid)

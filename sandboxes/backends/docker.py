@@ -199,7 +199,8 @@ class ContainerRunner:
         # Every container runs its programs as SANDBOX_UID, so RLIMIT_NPROC (counted per uid, machine-wide)
         # would be one budget for all of them: the container's pids limit bounds processes instead.
         command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp",
-                   "--scratch", SHM_DIR, "--uid", str(SANDBOX_UID), "--kill", "uid", "--no-rlimit-nproc",
+                   "--scratch", SHM_DIR, "--clear-ipc", "--uid", str(SANDBOX_UID), "--kill", "uid",
+                   "--no-rlimit-nproc",
                    "--spawn-helper", SPAWN_HELPER_MOUNT]  # fmt: skip
         created = api.create_container(
             shape.image,

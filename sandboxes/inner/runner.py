@@ -145,6 +145,11 @@ def parse_options() -> argparse.Namespace:
     )
     parser.add_argument("--scratch", action="append", default=None, help="dirs cleared between jobs")
     parser.add_argument(
+        "--clear-ipc",
+        action="store_true",
+        help="remove every System V IPC object after each phase (only in an IPC namespace of our own)",
+    )
+    parser.add_argument(
         "--no-rlimit-nproc",
         action="store_true",
         help="leave RLIMIT_NPROC unset: the --uid is shared with other sandboxes (Docker's containers all "
@@ -311,6 +316,8 @@ class Runner:
             with contextlib.suppress(OSError):
                 os.killpg(group, signal.SIGKILL)
         reap_zombies()
+        if self.options.clear_ipc:
+            clear_sysv_ipc(self.options.uid, self.options.gid)
 
 
 class Child:
@@ -803,6 +810,34 @@ def kill_all_but_me() -> None:
             except ProcessLookupError:
                 break
         reap_zombies()
+
+
+def clear_sysv_ipc(uid: int | None, gid: int | None) -> None:
+    """Remove the System V shared memory, queues and semaphores a program left: they outlive processes,
+    and the next program (or the next run of a determinism check) would find them by key. `ipcrm -a` runs
+    as the programs' uid (their objects are theirs; a root runner without CAP_SYS_ADMIN may not remove
+    them), and only when /proc shows any. Objects that stay are a failure of ours: the job fails."""
+    if not sysv_ipc_left():
+        return
+    ipcrm = shutil.which("ipcrm", path="/usr/bin:/bin")
+    if ipcrm is None:
+        raise RuntimeError("a program left System V IPC objects and ipcrm (util-linux) is missing")
+    who = {} if uid is None else {"user": uid, "group": gid, "extra_groups": []}
+    subprocess.run([ipcrm, "--all"], capture_output=True, timeout=KILL_DEADLINE_S, check=False, **who)
+    if sysv_ipc_left():
+        raise RuntimeError("System V IPC objects a program left could not be removed")
+
+
+def sysv_ipc_left() -> bool:
+    """Does this IPC namespace hold any System V object (a table with more than its header line)?"""
+    for table in ("/proc/sysvipc/shm", "/proc/sysvipc/msg", "/proc/sysvipc/sem"):
+        try:
+            with open(table, "rb") as handle:
+                if handle.read().count(b"\n") > 1:
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def live_processes(owner_matches, exclude: tuple = ()) -> list:

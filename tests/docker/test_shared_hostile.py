@@ -13,6 +13,7 @@ from tests.sandboxes import test_hostile as shared
 SHARED_TESTS = (
     "test_hostile_program_is_contained",
     "test_runs_cannot_read_each_others_files",
+    "test_system_v_ipc_does_not_outlive_its_program",
     "test_huge_argv_and_stdin",
     "test_peak_memory_is_the_programs_own",
 )

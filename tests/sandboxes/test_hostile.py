@@ -108,6 +108,34 @@ def test_runs_cannot_read_each_others_files(backend: object) -> None:
     assert run_one(backend, Program.single("python", reader)).label == "['test.py'] []\n"
 
 
+SYSV_WRITER = """#include <stdio.h>
+#include <string.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+int main(void) {
+    int shm = shmget(0x5375, 4096, IPC_CREAT | 0600);
+    strcpy((char *)shmat(shm, NULL, 0), "s3cret");
+    int queue = msgget(0x5375, IPC_CREAT | 0600), semaphore = semget(0x5375, 1, IPC_CREAT | 0600);
+    printf("%d %d %d\\n", shm >= 0, queue >= 0, semaphore >= 0);
+}
+"""
+SYSV_READER = """#include <stdio.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+int main(void) {
+    printf("%d %d %d\\n", shmget(0x5375, 0, 0) >= 0, msgget(0x5375, 0) >= 0, semget(0x5375, 0, 0) >= 0);
+}
+"""
+
+
+def test_system_v_ipc_does_not_outlive_its_program(backend: object) -> None:
+    """Shared memory, queues and semaphores outlive processes: the next program must not find them."""
+    assert run_one(backend, Program.single("c", SYSV_WRITER)).label == "1 1 1\n"
+    assert run_one(backend, Program.single("c", SYSV_READER)).label == "0 0 0\n"
+
+
 def test_huge_argv_and_stdin(backend: object) -> None:
     stdin = "".join(f"line {i}\n" for i in range(200_000))  # ~2.3 MB, far beyond a pipe's buffer
     argv = tuple(f"arg{i}" for i in range(20_000))
