@@ -822,8 +822,16 @@ def clear_sysv_ipc(uid: int | None, gid: int | None) -> None:
     ipcrm = shutil.which("ipcrm", path="/usr/bin:/bin")
     if ipcrm is None:
         raise RuntimeError("a program left System V IPC objects and ipcrm (util-linux) is missing")
-    who = {} if uid is None else {"user": uid, "group": gid, "extra_groups": []}
-    subprocess.run([ipcrm, "--all"], capture_output=True, timeout=KILL_DEADLINE_S, check=False, **who)
+    # without --uid the runner already is the programs' uid: no switch (None), else no extra groups
+    no_groups: list[int] | None = None if uid is None else []
+    subprocess.run(
+        [ipcrm, "--all"],
+        capture_output=True,
+        timeout=KILL_DEADLINE_S,
+        user=uid,
+        group=gid,
+        extra_groups=no_groups,
+    )
     if sysv_ipc_left():
         raise RuntimeError("System V IPC objects a program left could not be removed")
 
