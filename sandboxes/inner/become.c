@@ -25,8 +25,8 @@
  * CAP_SYS_RESOURCE and cannot prlimit another uid's process (seen in containers).
  *
  * Errors: the errno of a failed step goes to REPORT_FD as decimal text (plus WALL_FAILED when the wall
- * could not go up), then exit 127. REPORT_FD is made
- * close-on-exec first, so the runner reads end-of-file once PATH is running.
+ * could not go up), then exit 127. REPORT_FD is made close-on-exec first, so the runner reads end-of-file
+ * once PATH is running.
  * Built by sandboxes/spawn_helper.py (static where the C library allows it).
  */
 #define _GNU_SOURCE
