@@ -29,11 +29,21 @@ BUILD_FLAGS = (("-Os", "-static"), ("-Os",))
 BUILD_TIMEOUT_S = 60
 
 
-@functools.cache
 def spawn_helper(cache_root: Path) -> Path | None:
     """The helper's path under ``cache_root`` (built now if missing), or None when it cannot be built.
-    Once per process and folder; two threads that race both build the same bytes, harmlessly."""
-    return build((cache_root / "spawn-helper").resolve())
+    Once per process and folder (built again if someone removed it since, e.g. a cleared cache); two
+    threads that race both build the same bytes, harmlessly."""
+    folder = (cache_root / "spawn-helper").resolve()
+    helper = built_once(folder)
+    if helper is not None and not helper.is_file():
+        built_once.cache_clear()
+        helper = built_once(folder)
+    return helper
+
+
+@functools.cache
+def built_once(folder: Path) -> Path | None:
+    return build(folder)
 
 
 def build(folder: Path) -> Path | None:

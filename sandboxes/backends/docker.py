@@ -341,8 +341,12 @@ class DockerLauncher:
         self, cache_dir: Path | str | None = None, recycle_after: int = RECYCLE_AFTER_PROGRAMS
     ) -> None:
         self.cache_root = Path(cache_dir or os.environ.get("SURGE_COMPILE_CACHE") or ".surge/cache/compile")
-        self.helper = static_spawn_helper(self.cache_root)
-        self.client = connect()
+        self.client = connect()  # the engine first: without it nothing else matters
+        try:
+            self.helper = static_spawn_helper(self.cache_root)
+        except SandboxUnavailable:
+            self.client.close()
+            raise
         self.api = self.client.api
         self.name = "docker"
         self.recycle_after = recycle_after

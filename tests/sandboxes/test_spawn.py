@@ -156,3 +156,16 @@ def test_doctor_says_whether_programs_start_behind_the_filter(
     status = doctor.bwrap_status()
     assert status["available"] is False and status["seccomp"] is False
     assert "apt-get install gcc" in status["hint"]
+
+
+def test_a_removed_helper_is_built_again_not_handed_out(tmp_path: Path) -> None:
+    """A cleared compile cache must not leave runners pointed at a helper that is gone (bwrap would mount
+    nothing, Docker an empty folder, and no program could start)."""
+    require_tool("gcc")
+    from sandboxes.spawn_helper import spawn_helper
+
+    first = spawn_helper(tmp_path)
+    assert first is not None
+    first.unlink()
+    again = spawn_helper(tmp_path)
+    assert again is not None and again.is_file()
