@@ -6,12 +6,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from huggingface_hub.errors import HfHubHTTPError
+
 from pipeline.commands.common import seed_number
 from pipeline.dataset import import_released, read_rows, write_rows
-from pipeline.errors import InputError
+from pipeline.errors import ConfigurationError, InputError
 from pipeline.export.card import render_card
 from pipeline.export.folder import check_target, write_whole
 from pipeline.export.hf import write_hf
+from pipeline.export.push import HubTarget, hub_target, push_export
 from pipeline.export.surge_format import SurgeExport, build_export, write_surge
 from pipeline.store import Store
 from pipeline.subsets import REGISTRY
@@ -45,11 +48,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="first import a released SURGE dataset/ (or samples) into the store's dataset table",
     )
+    parser.add_argument(
+        "--push",
+        metavar="OWNER/NAME",
+        default=None,
+        help="with --format hf: commit the export to this Hub dataset repository (HF_TOKEN, HF_ENDPOINT)",
+    )
+    parser.add_argument(
+        "--revision",
+        metavar="BRANCH",
+        default=None,
+        help="with --push: commit to this branch, created from main if new (default: main)",
+    )
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
     keep = [args.store] + ([args.import_release] if args.import_release is not None else [])
     check_target(args.out, args.overwrite, keep)
+    target = push_target(args)
     # Importing a release may start a new store; exporting alone reads one that must be there.
     store = Store(args.store) if args.import_release is not None else Store.existing(args.store)
     imported = 0
@@ -82,13 +98,41 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         summary["written"] = write_whole(args.out, lambda folder: write_surge_files(folder, export, card))
         summary["written"] = {subset: str(args.out / path) for subset, path in summary["written"].items()}
     else:
-        summary["configs"] = write_whole(args.out, lambda folder: write_hf(folder, export.records, card))
+        summary["configs"] = write_whole(
+            args.out, lambda folder: write_hf(folder, export.records, rows, card)
+        )
+    if target is not None:
+        summary.update(push(args.out, target, summary))
     per_subset = ", ".join(f"{k} {v}" for k, v in summary["rows"].items())
     summary["_text"] = (
         f"exported {sum(summary['rows'].values())} rows ({per_subset}) as {args.format} to {args.out}"
         + (" with the release's prompt defects" if args.faithful else "")
+        + (f"; pushed to {target.repo_id}@{target.revision}" if "pushed" in summary else "")
     )
     return summary
+
+
+def push_target(args: argparse.Namespace) -> HubTarget | None:
+    """The Hub repository and branch to push to, checked before any work (None without --push)."""
+    if args.push is None:
+        if args.revision is not None:
+            raise ConfigurationError("--revision without --push", hint="add --push OWNER/NAME")
+        return None
+    if args.format != "hf":
+        raise ConfigurationError("--push needs --format hf", hint="add --format hf")
+    return hub_target(args.push, args.revision)
+
+
+def push(out: Path, target: HubTarget, summary: dict[str, Any]) -> dict[str, Any]:
+    """Commit the written export; a failure is ours (network, token, Hub): exit 1, the export stays."""
+    message = f"surge export: {sum(summary['rows'].values())} rows ({', '.join(summary['rows'])})"
+    try:
+        result = push_export(out, target, message)
+    except (HfHubHTTPError, OSError, ValueError) as error:
+        reason = f"pushing {out} to {target.repo_id}@{target.revision} on {target.endpoint} failed: {error}"
+        fix = "check the token's write access and the network, then rerun with --overwrite --push"
+        return {"failures": [{"reason": reason.splitlines()[0], "fix": fix}]}
+    return {"pushed": result.model_dump()}
 
 
 def write_surge_files(folder: Path, export: SurgeExport, card: str) -> dict[str, Path]:

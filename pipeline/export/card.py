@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from pipeline.dataset import DatasetRow
+from pipeline.export.metadata import row_licence
 from pipeline.export.prompts import load_template
 from pipeline.subsets import REGISTRY, RELEASED
-from sources.registry import SOURCES
 
 # What each upstream licence means for this export (sources/samples/*/README.txt, sources/registry.py).
 LICENCE_MEANING = {
@@ -21,6 +21,7 @@ LICENCE_MEANING = {
     "MIT": "permissive: attribution and the licence notice",
     "no licence stated upstream": "all rights reserved by default: redistribution needs the authors'"
     " permission",
+    "not recorded": "the build recorded no licence for this upstream: find it before redistributing",
 }
 TIME_BINS_S = ((0.1, "< 0.1 s"), (1.0, "0.1-1 s"), (10.0, "1-10 s"), (float("inf"), ">= 10 s"))
 
@@ -98,20 +99,37 @@ def toolchains(rows: Sequence[DatasetRow]) -> list[str]:
     return [*lines, ""]
 
 
-def licences() -> list[str]:
-    lines = ["| upstream | licence | what it means for this export |", "|---|---|---|"]
-    for source in SOURCES.values():
-        meaning = LICENCE_MEANING.get(source.licence, "read the upstream's licence before redistributing")
-        lines.append(f"| {source.url} | {source.licence} | {meaning} |")
+def licences(rows: Sequence[DatasetRow]) -> list[str]:
+    """The upstreams these rows came from, each with its licence: the others do not bind this export."""
+    used = Counter((row.upstream.repo, row_licence(row)) for row in rows)
+    lines = ["| upstream | licence | rows | what it means for this export |", "|---|---|---|---|"]
+    for (repo, licence), n in sorted(used.items()):
+        meaning = LICENCE_MEANING.get(licence, "read the upstream's licence before redistributing")
+        lines.append(f"| {repo} | {licence} | {n} | {meaning} |")
     return [*lines, ""]
 
 
+def licence_document(rows: Sequence[DatasetRow]) -> str:
+    """LICENSE.md of a Hugging Face export: what the card's licence field points to."""
+    head = [
+        "# Licences",
+        "",
+        "Each row is under the licence of the upstream it came from (the `upstream_licence` column):",
+        "",
+    ]
+    return "\n".join([*head, *licences(rows)])
+
+
 def defects(subsets: Sequence[str], faithful: bool) -> list[str]:
-    mode = (
-        "reproduced (`--faithful`)" if faithful else "corrected (the default; `--faithful` reproduces them)"
-    )
-    lines = [f"Prompt defects of the release, {mode}:", ""]
-    lines += [f"- {defect}" for s in subsets if s in RELEASED for defect in load_template(s).defects]
+    found = [defect for s in subsets if s in RELEASED for defect in load_template(s).defects]
+    released = [s for s in subsets if s in RELEASED]
+    if found:
+        mode = "reproduced (`--faithful`)" if faithful else "corrected (the default; `--faithful` keeps them)"
+        lines = [f"Prompt defects of the release, {mode}:", "", *(f"- {defect}" for defect in found)]
+    elif released:
+        lines = [f"The release's prompts of {', '.join(released)} have no known defects; kept as released."]
+    else:
+        lines = []
     ours = [s for s in subsets if s not in RELEASED]
     if ours:  # no released prompt to be faithful to: the generic template (export/templates/generic.v1.json)
         lines += [
@@ -154,6 +172,6 @@ def render_card(rows: Sequence[DatasetRow], faithful: bool, seed: int) -> str:
         "",
         *toolchains(rows),
     ]
-    lines += ["## Licences of the upstreams", "", *licences()]
+    lines += ["## Licences of the upstreams used", "", *licences(rows)]
     lines += ["## Prompts", "", *defects(subsets, faithful), "## Caveats", "", *CAVEATS, ""]
     return "\n".join(lines)

@@ -19,7 +19,8 @@ from pipeline.errors import ConfigurationError, InputError
 from pipeline.subsets import REGISTRY
 
 Written = TypeVar("Written")
-EXPORT_FILES = frozenset({"dataset", "CARD.md", "README.md"})  # surge: dataset/ + CARD.md; hf: README.md
+# surge: dataset/ and CARD.md; hf: README.md, LICENSE.md and one folder per subset
+EXPORT_FILES = frozenset({"dataset", "CARD.md", "README.md", "LICENSE.md"})
 
 
 def export_entries() -> frozenset[str]:

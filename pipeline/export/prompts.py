@@ -115,6 +115,12 @@ def slot_values(row: DatasetRow, template: PromptTemplate, faithful: bool) -> di
     return values
 
 
+def count_words(n: int) -> dict[str, str]:
+    """The intro's count and the words that agree with it: a pool with one other row gets "Following is 1
+    example", not "Following are 1 examples" (the release always has 3 or more, so it never shows)."""
+    return {"n": str(n), "are": "is" if n == 1 else "are", "examples": "example" if n == 1 else "examples"}
+
+
 def example_of(row: DatasetRow, template: PromptTemplate) -> Example:
     """A row as a few-shot example, in the form its subset's examples take."""
     kind = template.example_input
@@ -145,7 +151,7 @@ def render(
         for i, ex in enumerate(examples, start=1)
     ]
     few_shot = (
-        fill(template.few_shot_intro, {**values, "n": str(len(examples))})
+        fill(template.few_shot_intro, {**values, **count_words(len(examples))})
         + template.example_separator.join(rendered)
         + template.few_shot_outro
     )
@@ -159,7 +165,7 @@ def parse_examples(row: DatasetRow, sys_3shot: str, faithful: bool = True) -> li
     values = slot_values(row, template, faithful)
     cot = fill(template.cot, values)
     count = subset_spec(row.subset).few_shot_examples
-    intro = fill(template.few_shot_intro, {**values, "n": str(count)})
+    intro = fill(template.few_shot_intro, {**values, **count_words(count)})
     head = cot + intro
     if not sys_3shot.startswith(head) or not sys_3shot.endswith(template.few_shot_outro):
         raise InputError(
