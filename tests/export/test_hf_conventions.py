@@ -199,3 +199,5 @@ def test_push_without_a_token_is_refused_before_any_work(tmp_path: Path) -> None
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert "needs a Hugging Face token" in refused.stderr and "HF_TOKEN" in refused.stderr
     assert not out.exists() and not (tmp_path / "store").exists()
+    offline = surge(argv, hub_env(tmp_path, HF_TOKEN="hf_x", HF_HUB_OFFLINE="1"), tmp_path)
+    assert offline.returncode == 2 and "unset HF_HUB_OFFLINE" in offline.stderr and not out.exists()
