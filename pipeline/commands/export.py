@@ -6,15 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub.errors import HfHubHTTPError
-
 from pipeline.commands.common import seed_number
 from pipeline.dataset import import_released, read_rows, write_rows
 from pipeline.errors import ConfigurationError, InputError
 from pipeline.export.card import render_card
 from pipeline.export.folder import check_target, write_whole
 from pipeline.export.hf import write_hf
-from pipeline.export.push import HubTarget, hub_target, push_export
+from pipeline.export.push import PUSH_FAILURES, HubTarget, hub_target, push_export
 from pipeline.export.surge_format import SurgeExport, build_export, write_surge
 from pipeline.store import Store
 from pipeline.subsets import REGISTRY
@@ -128,7 +126,7 @@ def push(out: Path, target: HubTarget, summary: dict[str, Any]) -> dict[str, Any
     message = f"surge export: {sum(summary['rows'].values())} rows ({', '.join(summary['rows'])})"
     try:
         result = push_export(out, target, message)
-    except (HfHubHTTPError, OSError, ValueError) as error:
+    except PUSH_FAILURES as error:
         reason = f"pushing {out} to {target.repo_id}@{target.revision} on {target.endpoint} failed: {error}"
         fix = "check the token's write access and the network, then rerun with --overwrite --push"
         return {"failures": [{"reason": reason.splitlines()[0], "fix": fix}]}

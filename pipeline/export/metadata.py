@@ -87,10 +87,10 @@ def card_data(
         task_categories=list(TASK_CATEGORIES),
         size_categories=[size_category(len(rows))],
         source_datasets=["original"],
+        **licence_fields(rows),  # first of the extra fields, so license_name sits above the configs
         tags=["code", "execution-prediction", "benchmark"],
         configs=configs,
         dataset_info=dataset_info,
-        **licence_fields(rows),
     )
 
 

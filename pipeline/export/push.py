@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import httpx  # huggingface_hub's HTTP client: a refused connection or a timeout arrives as its error
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, get_token
-from huggingface_hub.errors import HFValidationError
+from huggingface_hub.errors import HfHubHTTPError, HFValidationError
 from huggingface_hub.utils import validate_repo_id
 from pydantic import Field
 
@@ -26,6 +27,9 @@ from pipeline.records import Frozen
 DEFAULT_ENDPOINT = "https://huggingface.co"
 MAIN = "main"
 KEPT_REMOTE = frozenset({".gitattributes"})
+# What a push can meet that is not a bug of ours: the Hub answering an error (a token without write access,
+# a YAML it refuses), no connection, a file gone from OUT.
+PUSH_FAILURES: tuple[type[Exception], ...] = (HfHubHTTPError, httpx.HTTPError, OSError, ValueError)
 
 
 class HubTarget(Frozen):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import subprocess
 import sys
 import warnings
@@ -201,3 +202,16 @@ def test_push_without_a_token_is_refused_before_any_work(tmp_path: Path) -> None
     assert not out.exists() and not (tmp_path / "store").exists()
     offline = surge(argv, hub_env(tmp_path, HF_TOKEN="hf_x", HF_HUB_OFFLINE="1"), tmp_path)
     assert offline.returncode == 2 and "unset HF_HUB_OFFLINE" in offline.stderr and not out.exists()
+
+
+def test_a_hub_that_cannot_be_reached_is_a_failure_of_ours_not_a_crash(tmp_path: Path) -> None:
+    pytest.importorskip("huggingface_hub", reason="needs huggingface_hub")
+    with socket.socket() as unused:  # a port nothing listens on once closed
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    env = hub_env(tmp_path, HF_TOKEN="hf_x", HF_ENDPOINT=f"http://127.0.0.1:{port}")
+    argv = ["export", str(tmp_path / "store"), str(tmp_path / "hf"), "--format", "hf", "--push", "me/surge"]
+    failed = surge([*argv, "--import-release", str(RELEASED)], env, tmp_path)
+    assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
+    assert "pushing" in failed.stderr and "--overwrite --push" in failed.stderr
+    assert (tmp_path / "hf" / "README.md").is_file()  # the export itself is done and kept
