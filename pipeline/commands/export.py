@@ -105,7 +105,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     summary["_text"] = (
         f"exported {sum(summary['rows'].values())} rows ({per_subset}) as {args.format} to {args.out}"
         + (" with the release's prompt defects" if args.faithful else "")
-        + (f"; pushed to {target.repo_id}@{target.revision}" if target and "pushed" in summary else "")
+        + (f"; pushed: {summary['pushed']['url']}" if "pushed" in summary else "")
     )
     return summary
 
