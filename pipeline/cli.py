@@ -140,8 +140,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def finish(args: argparse.Namespace, summary: Summary) -> int:
     """Print the summary, then each failure of ours as one line; the exit code follows the rule above."""
-    exit_code = int(summary.get("exit_code", 0)) if isinstance(summary, dict) else 0
-    failures = summary.get("failures", []) if isinstance(summary, dict) else []
+    failures = summary.get("failures", [])
+    exit_code = FAILED_EXIT_CODE if failures else int(summary.get("exit_code", 0))
+    # The summary says the code the process exits with: a script reading `--json` and one reading $?
+    # never disagree (a job with failed batches said "exit_code": 0 and exited 1).
+    if exit_code or "exit_code" in summary:
+        summary["exit_code"] = exit_code
+    if exit_code and summary.get("_text"):
+        summary["_text"] += f"\nexit code         {exit_code}"
     try:
         print_summary(summary, args.json)
         sys.stdout.flush()
@@ -149,7 +155,7 @@ def finish(args: argparse.Namespace, summary: Summary) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     for failure in failures:
         print(error_line(args.command, failure["reason"], failure.get("fix", "")), file=sys.stderr)
-    return FAILED_EXIT_CODE if failures else exit_code
+    return exit_code
 
 
 # The commands that run a Prefect flow. The executable starts their local API first of all, so that its
