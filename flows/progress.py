@@ -1,5 +1,10 @@
 """A progress bar on stderr for long commands: batches and runs done, elapsed time, and an ETA.
 
+Runs count as their rows reach the store (``rows_stored``: a batch stores its finished rows at least every
+``pipeline.batches.FLUSH_EVERY_S``), not only as their batch ends: a batch of programs that run for
+minutes each used to show nothing for as long. Batches on a Dask cluster store their rows in another
+process, so theirs count as each batch ends.
+
 On a terminal the line is redrawn in place; otherwise (logs, CI, pipes) one line is printed at most every
 ``LOG_EVERY_S`` seconds and at the end, so a log of a day-long audit stays readable.
 """
@@ -7,6 +12,7 @@ On a terminal the line is redrawn in place; otherwise (logs, CI, pipes) one line
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import TextIO
 
@@ -23,11 +29,26 @@ class Progress:
         self.started = time.monotonic()
         self.last_shown = self.started
         self.batches = self.runs = self.failed_batches = 0
+        self.counted: dict[str, int] = {}  # batch id -> its runs counted as their rows were stored
+        self.lock = threading.Lock()  # rows are stored from batch threads, batches end in the flow's
 
-    def advance(self, runs: int, failed: bool = False) -> None:
-        self.batches += 1
-        self.runs += runs
-        self.failed_batches += int(failed)
+    def rows_stored(self, batch_id: str, runs: int) -> None:
+        """Some of a running batch's runs reached the store (or were found there)."""
+        with self.lock:
+            self.counted[batch_id] = self.counted.get(batch_id, 0) + runs
+            self.runs += runs
+            self.show()
+
+    def advance(self, runs: int, failed: bool = False, batch_id: str | None = None) -> None:
+        """A batch ended with ``runs`` runs done in all (those counted as stored are not counted again)."""
+        with self.lock:
+            already = self.counted.pop(batch_id, 0) if batch_id is not None else 0
+            self.batches += 1
+            self.runs += max(0, runs - already)
+            self.failed_batches += int(failed)
+            self.show()
+
+    def show(self) -> None:
         done = self.batches == self.total_batches
         now = time.monotonic()
         if self.stream.isatty():
@@ -40,6 +61,8 @@ class Progress:
     def line(self) -> str:
         elapsed_s = time.monotonic() - self.started
         share = self.batches / self.total_batches if self.total_batches else 1.0
+        if self.total_runs:  # runs say more than batches: the first batches are the largest
+            share = max(share, min(1.0, self.runs / self.total_runs))
         left_s = elapsed_s * (1 - share) / share if share > 0 else 0.0
         filled = round(BAR_CHARS * share)
         failed = f", {self.failed_batches} failed" if self.failed_batches else ""

@@ -27,7 +27,7 @@ from prefect.futures import as_completed  # noqa: E402
 
 from flows.head_start import as_they_end, claim, claim_taken_by_cluster, stop_head_starts  # noqa: E402
 from flows.progress import Progress  # noqa: E402
-from pipeline.batches import BatchCounts, BatchFailed  # noqa: E402
+from pipeline.batches import BatchCounts, BatchFailed, rows_heard  # noqa: E402
 from pipeline.batches import execute_batch as execute_planned_batch  # noqa: E402
 from pipeline.store import Store  # noqa: E402
 
@@ -93,25 +93,28 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") ->
     store = Store(Path(store_root))
     batch_sizes = store.plan_batches(plan_id)
     on_cluster = claim_taken_by_cluster(list(batch_sizes))
-    futures = [
-        execute_batch.submit(store_root, plan_id, b, unsafe) for b in batch_sizes if b not in on_cluster
-    ]
-    futures += [
-        execute_batch.submit(store_root, plan_id, batch_id, unsafe, head_start=counts)
-        for batch_id, counts in as_they_end(on_cluster)
-    ]
     progress = Progress(label, len(batch_sizes), sum(batch_sizes.values()))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
-    for future in as_completed(futures):
-        try:
-            counts = BatchCounts.model_validate(future.result())
-        except Exception as error:  # noqa: BLE001 - every failure is reported with its fix below
-            failures.setdefault(failure_of(error))
-            progress.advance(0, failed=True)
-            continue
-        total.add(counts)
-        progress.advance(counts.runs + counts.found_stored)
+    with rows_heard(progress.rows_stored):  # this process's batches, as their rows are stored
+        batch_of = {
+            execute_batch.submit(store_root, plan_id, b, unsafe): b
+            for b in batch_sizes
+            if b not in on_cluster
+        }
+        batch_of |= {
+            execute_batch.submit(store_root, plan_id, batch_id, unsafe, head_start=counts): batch_id
+            for batch_id, counts in as_they_end(on_cluster)
+        }
+        for future in as_completed(list(batch_of)):
+            try:
+                counts = BatchCounts.model_validate(future.result())
+            except Exception as error:  # noqa: BLE001 - every failure is reported with its fix below
+                failures.setdefault(failure_of(error))
+                progress.advance(0, failed=True, batch_id=batch_of[future])
+                continue
+            total.add(counts)
+            progress.advance(counts.runs + counts.found_stored, batch_id=batch_of[future])
     summary = {**total.model_dump(), "batches": len(batch_sizes), "failed_batches": progress.failed_batches}
     if failures:
         raise JobFailed(summary, list(failures))  # the flow run ends Failed, as its failed task runs are

@@ -3,12 +3,16 @@
 The flows (``flows/run_programs.py``) only pass references: the store path, a plan id, a batch id. A batch
 reads its requests from its row group of the plan's part in the store's manifest, skips the runs already
 stored (a re-run of a finished batch, e.g. after a Dask worker died, PrefectHQ/prefect#15442, writes
-nothing), executes the rest in one sandbox, and writes its rows as one part named after the batch, so
-writing it twice replaces it whole: no row is lost and none is stored twice.
+nothing), executes the rest in one sandbox, and stores its finished rows as they come: a part at least
+every ``FLUSH_EVERY_S`` and one at its end (``RowWriter``), so a batch of long programs loses at most that
+much to an interrupt. Each part is written under the store's write lock, holding only runs the store does
+not hold yet: two copies of one batch at once (a Dask re-run beside a worker thought lost, two commands on
+one store) store each row once, whatever their parts' timing.
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import threading
 from collections import Counter
@@ -64,8 +68,8 @@ class BatchFailed(Exception):
 # Automatic batch sizes (guided self-scheduling): each batch takes a 1/GUIDE share of what is left per
 # worker, between SMALLEST_BATCH and LARGEST_BATCH. A batch costs the engine ~0.1 CPU-s (a task run, a
 # sandbox start, a manifest read, a Parquet part), so large batches first keep the task runs few; small
-# ones last keep the workers finishing together. LARGEST_BATCH bounds what an interrupt can lose (a batch
-# stores its rows when it ends) and what a retry repeats. Batches of 2 at the end: most of a batch's cost
+# ones last keep the workers finishing together. LARGEST_BATCH bounds what a retry repeats (an interrupt
+# loses at most FLUSH_EVERY_S of a batch's finished rows). Batches of 2 at the end: most of a batch's cost
 # overlaps other batches' programs (sandbox_slots), and the last batch runs alone on its core (measured,
 # 1,000 programs: idle cores in the last second 0.57 -> 0.26 core-s against batches of 8).
 SMALLEST_BATCH = 2
@@ -127,8 +131,15 @@ def sandbox_slots(count: int) -> Iterator[None]:
         _running.pop()
 
 
-def execute_batch(store_root: Path | str, plan_id: str, batch_id: str, unsafe: bool) -> BatchCounts:
-    """Run one planned batch in one sandbox and store its rows; sandbox errors are quarantined, not rows."""
+def execute_batch(
+    store_root: Path | str,
+    plan_id: str,
+    batch_id: str,
+    unsafe: bool,
+    flush_every_s: float | None = None,
+) -> BatchCounts:
+    """Run one planned batch in one sandbox and store its rows as they finish (at least every
+    ``flush_every_s``, default FLUSH_EVERY_S); sandbox errors are quarantined, not rows."""
     from pipeline.store import Store
     from sandboxes import open_backend
 
@@ -144,20 +155,113 @@ def execute_batch(store_root: Path | str, plan_id: str, batch_id: str, unsafe: b
         )
     stored = store.stored_run_ids([r.run_id for r in requests])
     todo = [r for r in requests if r.run_id not in stored]
-    results: list[RunResult] = []
-    if todo:
-        try:
-            backend = "bwrap" if todo[0].backend == "unsafe-local" else todo[0].backend
-            with (
-                _running[-1] if _running else nullcontext(),
-                open_backend(backend, unsafe=unsafe, workers=1) as sandbox,
-            ):
-                results = list(sandbox.run_batch(todo))
-        except SurgeError as error:
-            raise BatchFailed(str(error), error.hint or "see `surge doctor`") from None
-    counts = write_rows(store, results)
-    counts.found_stored = len(stored)
+    # Also on a failure or an interrupt, the writer stores what finished before it leaves.
+    with RowWriter(store, batch_id, FLUSH_EVERY_S if flush_every_s is None else flush_every_s) as rows:
+        if todo:
+            try:
+                backend = "bwrap" if todo[0].backend == "unsafe-local" else todo[0].backend
+                with (
+                    _running[-1] if _running else nullcontext(),
+                    open_backend(backend, unsafe=unsafe, workers=1) as sandbox,
+                ):
+                    for result in sandbox.run_batch(todo):
+                        rows.add(result)
+            except SurgeError as error:
+                raise BatchFailed(str(error), error.hint or "see `surge doctor`") from None
+    counts = rows.counts
+    counts.found_stored += len(stored)
     return counts
+
+
+# How often at most a batch's finished rows wait for the store. A batch used to store its rows only as
+# its last program ended: an audit of programs recorded at up to 146 CPU-s each stored nothing for over
+# ten minutes, and an interrupt lost all of it. A part costs ~10 ms and one small file; every 30 s is a
+# few hundred parts a day per worker, which `surge store compact` merges.
+FLUSH_EVERY_S = 30.0
+
+# Who hears of rows as they are stored, in this process: (batch id, runs stored or found stored by
+# another copy). The progress line counts rows with it (flows/progress.py).
+RowsListener = Callable[[str, int], None]
+_listeners: list[RowsListener] = []
+
+
+@contextmanager
+def rows_heard(listener: RowsListener) -> Iterator[None]:
+    """Call ``listener`` for each part this process's batches write, inside."""
+    _listeners.append(listener)
+    try:
+        yield
+    finally:
+        _listeners.remove(listener)
+
+
+class RowWriter:
+    """A batch's finished runs, stored as a part at least every ``flush_every_s`` (a thread of its own:
+    the batch's thread waits on a program that may run for minutes) and when the batch leaves."""
+
+    def __init__(self, store: Store, batch_id: str, flush_every_s: float) -> None:
+        self.store = store
+        self.batch_id = batch_id
+        self.flush_every_s = flush_every_s
+        self.counts = BatchCounts()
+        self.pending: list[RunResult] = []
+        self.pending_lock = threading.Lock()
+        self.writing = threading.Lock()  # one part at a time: the timer's and the batch's last
+        self.stopped = threading.Event()
+        self.timer = threading.Thread(target=self.tick, name=f"rows-{batch_id[:8]}", daemon=True)
+
+    def __enter__(self) -> RowWriter:
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.timer.join()
+        self.flush()
+
+    def add(self, result: RunResult) -> None:
+        with self.pending_lock:
+            self.pending.append(result)
+
+    def tick(self) -> None:
+        while not self.stopped.wait(self.flush_every_s):
+            try:
+                self.flush()
+            except Exception:  # noqa: BLE001 - the rows stay pending; the batch's last flush raises it
+                return
+
+    def flush(self) -> None:
+        """Store the pending rows as one part; on a failure they stay pending."""
+        with self.writing:
+            with self.pending_lock:
+                taken, self.pending = self.pending, []
+            if not taken:
+                return
+            try:
+                counts = write_rows(self.store, taken)
+            except BaseException:
+                with self.pending_lock:
+                    self.pending[:0] = taken
+                raise
+            self.counts.add(counts)
+        for listener in list(_listeners):
+            listener(self.batch_id, counts.runs)
+
+
+# Parts of the runs table are written one at a time, across threads (a lock) and processes (flock on a
+# file beside them): what a part leaves out is what the store held when it was written.
+_write_lock = threading.Lock()
+WRITE_LOCK_FILE = ".write.lock"
+
+
+@contextmanager
+def store_write_lock(store: Store) -> Iterator[None]:
+    """Exclusive, among this store's writers on this machine (and on a shared file system that supports
+    locks: NFS v4 does); released by the kernel if the holder is killed."""
+    store.runs.folder.mkdir(parents=True, exist_ok=True)
+    with _write_lock, (store.runs.folder / WRITE_LOCK_FILE).open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def store_failures_fail_the_batch(write: Callable[P, R]) -> Callable[P, R]:
@@ -177,8 +281,8 @@ def store_failures_fail_the_batch(write: Callable[P, R]) -> Callable[P, R]:
 
 @store_failures_fail_the_batch
 def write_rows(store: Store, results: list[RunResult]) -> BatchCounts:
-    """The batch's finished runs as one part; a sandbox failure is quarantined instead (a rerun retries)."""
-    kept = [r for r in results if r.verdict is not Verdict.SANDBOX_ERROR]
+    """Finished runs as one part, minus those the store already holds (another copy of the batch stored
+    them); a sandbox failure is quarantined instead (a rerun retries)."""
     failed = [
         QuarantinedRecord(
             stage="run", source=r.origin.get("source", "run"), location=r.run_id, reason=sandbox_detail(r)
@@ -186,10 +290,15 @@ def write_rows(store: Store, results: list[RunResult]) -> BatchCounts:
         for r in results
         if r.verdict is Verdict.SANDBOX_ERROR
     ]
-    store.runs.append(kept)
-    # Named by the runs it holds: a second copy of this task (a Dask re-run) replaces it, never adds to it.
-    store.runs.flush(name=f"part-batch-{batch_id_for([r.run_id for r in results])}.parquet")
-    store.quarantine.append_new(failed)
+    with store_write_lock(store):
+        ran = [r for r in results if r.verdict is not Verdict.SANDBOX_ERROR]
+        stored = store.stored_run_ids([r.run_id for r in ran])
+        kept = [r for r in ran if r.run_id not in stored]
+        store.runs.append(kept)
+        # Named by the runs it holds: should a file system without locks let two copies write the same
+        # runs, the second part replaces the first, never adds to it.
+        store.runs.flush(name=f"part-batch-{batch_id_for([r.run_id for r in kept])}.parquet")
+        store.quarantine.append_new(failed)
     return BatchCounts(
         runs=len(results),
         written=len(kept),
