@@ -258,10 +258,15 @@ WRITE_LOCK_FILE = ".write.lock"
 def store_write_lock(store: Store) -> Iterator[None]:
     """Exclusive, among this store's writers on this machine (and on a shared file system that supports
     locks: NFS v4 does); released by the kernel if the holder is killed."""
-    store.runs.folder.mkdir(parents=True, exist_ok=True)
-    with _write_lock, (store.runs.folder / WRITE_LOCK_FILE).open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+    from pipeline.parts import disk_errors
+
+    with _write_lock:
+        with disk_errors(store.runs.folder):  # a read-only or full store fails here first: the store's error
+            store.runs.folder.mkdir(parents=True, exist_ok=True)
+            lock = (store.runs.folder / WRITE_LOCK_FILE).open("a")
+        with lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
 
 
 def store_failures_fail_the_batch(write: Callable[P, R]) -> Callable[P, R]:
