@@ -175,8 +175,8 @@ def execute_batch(
 
 # How often at most a batch's finished rows wait for the store. A batch used to store its rows only as
 # its last program ended: an audit of programs recorded at up to 146 CPU-s each stored nothing for over
-# ten minutes, and an interrupt lost all of it. A part costs ~10 ms and one small file; every 30 s is a
-# few hundred parts a day per worker, which `surge store compact` merges.
+# ten minutes, and an interrupt lost all of it. A batch of short programs still writes one part, at its
+# end; a long one at most a part per 30 s (2,880 a day per batch thread), which `surge store compact` merges.
 FLUSH_EVERY_S = 30.0
 
 # Who hears of rows as they are stored, in this process: (batch id, runs stored or found stored by
