@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -139,7 +140,7 @@ def execute_batch(
     flush_every_s: float | None = None,
 ) -> BatchCounts:
     """Run one planned batch in one sandbox and store its rows as they finish (at least every
-    ``flush_every_s``, default FLUSH_EVERY_S); sandbox errors are quarantined, not rows."""
+    ``flush_every_s``, default ``flush_interval_s()``); sandbox errors are quarantined, not rows."""
     from pipeline.store import Store
     from sandboxes import open_backend
 
@@ -156,7 +157,7 @@ def execute_batch(
     stored = store.stored_run_ids([r.run_id for r in requests])
     todo = [r for r in requests if r.run_id not in stored]
     # Also on a failure or an interrupt, the writer stores what finished before it leaves.
-    with RowWriter(store, batch_id, FLUSH_EVERY_S if flush_every_s is None else flush_every_s) as rows:
+    with RowWriter(store, batch_id, flush_every_s or flush_interval_s()) as rows:
         if todo:
             try:
                 backend = "bwrap" if todo[0].backend == "unsafe-local" else todo[0].backend
@@ -178,6 +179,27 @@ def execute_batch(
 # ten minutes, and an interrupt lost all of it. A batch of short programs still writes one part, at its
 # end; a long one at most a part per 30 s (2,880 a day per batch thread), which `surge store compact` merges.
 FLUSH_EVERY_S = 30.0
+
+# The fault tests lower the interval for whole commands (tests/flows/test_faults.py); nobody else needs to.
+FLUSH_EVERY_S_VARIABLE = "SURGE_FLUSH_EVERY_S"
+
+
+def flush_interval_s() -> float:
+    """FLUSH_EVERY_S, or the environment's SURGE_FLUSH_EVERY_S (a positive number of seconds)."""
+    text = os.environ.get(FLUSH_EVERY_S_VARIABLE)
+    if text is None:
+        return FLUSH_EVERY_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise BatchFailed(
+            f"{FLUSH_EVERY_S_VARIABLE}={text!r} is not a positive number of seconds",
+            f"unset it (a batch then stores its rows every {FLUSH_EVERY_S:.0f} s) or set it to e.g. 5",
+        )
+    return seconds
+
 
 # Who hears of rows as they are stored, in this process: (batch id, runs stored or found stored by
 # another copy). The progress line counts rows with it (flows/progress.py).

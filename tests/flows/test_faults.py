@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.batches import FLUSH_EVERY_S_VARIABLE
 from tests.conftest import SAMPLES, require_tool
 
 SOAK_ROUNDS = int(os.environ.get("SURGE_SOAK_ROUNDS", "1"))
@@ -33,8 +34,12 @@ COMMAND_TIMEOUT_S = 600
 KILL_AFTER_START_S = (0.5, 4.0)
 KILL_AFTER_FIRST_PART_S = (0.0, 3.0)
 POLL_S = 0.05
+# A batch stores its finished rows this often here (30 s for users): kills land between its parts.
+FLUSH_EVERY_S = 0.5
 
 PROGRAMS = [{"language": "python", "source": f"import time; time.sleep(0.4); print({n})"} for n in range(16)]
+# One batch of them (6.4 s of programs): a kill after its first part comes while most of it is still to run.
+RUN = ["--batch-size", str(len(PROGRAMS))]
 AUDIT = [str(SAMPLES / "surge-released"), "--subset", "cl", "--subset", "sc", "--subset", "tc"]
 AUDIT += ["--repeats", "1"]
 
@@ -45,6 +50,7 @@ def surge(cwd: Path, *argv: str, prefect_home: Path | None = None) -> subprocess
     """`surge ARGV` as its own process (``python -m pipeline.cli`` is the executable's entry)."""
     env = dict(os.environ)
     env.pop("PREFECT_HOME", None)  # unset: the command's folder's .surge/prefect, as for a user
+    env[FLUSH_EVERY_S_VARIABLE] = str(FLUSH_EVERY_S)
     if prefect_home is not None:
         env["PREFECT_HOME"] = str(prefect_home)
     return subprocess.Popen(
@@ -122,14 +128,17 @@ def test_kill_9_of_a_run_then_the_rerun_finishes_exactly_the_rest(
     seed: int, programs: Path, uninterrupted_run: list, tmp_path: Path
 ) -> None:
     home, store = tmp_path / "prefect", tmp_path / "store"
-    killed_at_random(
-        surge(tmp_path, "run", str(programs), "--store", "store", prefect_home=home), store, seed
-    )
+    run = surge(tmp_path, "run", str(programs), *RUN, "--store", "store", prefect_home=home)
+    killed_at_random(run, store, seed)
     check_passes(tmp_path, store, home)
     kept = store_rows(store)
     assert len(kept) == len(set(kept)) and set(kept) <= set(uninterrupted_run)  # each finished row once
+    if seed % 2:  # killed after its first part, while most of its one batch was still to run
+        assert 0 < len(kept) < len(PROGRAMS)
 
-    rerun = finished(surge(tmp_path, "run", str(programs), "--store", "store", "--json", prefect_home=home))
+    rerun = finished(
+        surge(tmp_path, "run", str(programs), *RUN, "--store", "store", "--json", prefect_home=home)
+    )
     assert rerun["already_stored"] == len(kept)
     assert rerun["written"] == rerun["planned_runs"] - len(kept) and rerun["sandbox_errors"] == 0
     assert sorted(store_rows(store)) == uninterrupted_run
