@@ -17,7 +17,6 @@ never a traceback:
     0    everything asked for was done
     1    something of ours failed during the work (a batch, a sandbox, the store): what finished is kept;
          the command's summary lists them under ``failures`` ({"reason", "fix"}) and they are printed
-
     2    refused before any work: bad flags, configuration or input (nothing was changed but quarantine)
     3    the command's own "done, but" code, e.g. `surge run --strict` with bad input lines
     70   a bug of ours: one line; SURGE_DEBUG=1 shows the traceback
