@@ -10,6 +10,7 @@ SURGE_SOAK_ROUNDS times, each round on a fresh cluster.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import os
@@ -27,8 +28,14 @@ import pytest
 from pipeline.cli import main
 from pipeline.store import Store
 from sandboxes.backends.bwrap import SANDBOX_UID_COUNT, SANDBOX_UID_FIRST
-from tests.conftest import require_tool
-from tests.docker.conftest import BUILD_TIMEOUT_S, ensure_image
+from tests.conftest import REPO_ROOT, require_tool
+from tests.docker.conftest import (
+    BUILD_TIMEOUT_S,
+    build_images,
+    build_prerequisite_missing,
+    engine_running,
+    image_present,
+)
 from tests.faults.cluster import IMAGE, SCHEDULER_PORT, Cluster, docker, start_surge_cluster
 
 if importlib.util.find_spec("prefect_dask") is None or importlib.util.find_spec("distributed") is None:
@@ -46,6 +53,25 @@ JOB_TIMEOUT_S = 240.0
 pytestmark = [pytest.mark.slow, pytest.mark.soak, pytest.mark.timeout(BUILD_TIMEOUT_S + 600)]
 
 
+def build_current_image() -> None:
+    """Build the image through dockerfiles/build.sh, which skips it when its inputs are unchanged (about a
+    second), so a changed pins line or Dockerfile is never tested with the image of the old ones."""
+    if not engine_running():
+        pytest.skip("needs a running Docker engine (`docker info` failed)")
+    missing = build_prerequisite_missing("bookworm")
+    if missing and not image_present(IMAGE):
+        pytest.skip(
+            f"image {IMAGE} is not built and cannot be here ({missing}): bash dockerfiles/build.sh dask"
+        )
+    if missing:
+        return  # the image built where it could be: the one there is
+    lock_path = REPO_ROOT / ".surge" / "image-build.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another test process may be building it
+        build_images("bookworm", ["dask"])
+
+
 @pytest.fixture(scope="module")
 def cluster_image() -> None:
     """The dask image (built through dockerfiles/build.sh when missing), able to run this virtualenv."""
@@ -53,7 +79,7 @@ def cluster_image() -> None:
         pytest.skip(
             "the cluster's containers run this virtualenv: make it from /usr/bin/python3 (make setup)"
         )
-    ensure_image(IMAGE)  # skips naming `docker` when there is no engine
+    build_current_image()
     # The same Python release runs the virtualenv's compiled packages (Debian's security updates of it
     # keep its ABI); another release would not import them.
     theirs = docker("run", "--rm", IMAGE, "python3", "-c", "import platform as p; print(p.python_version())")
