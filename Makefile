@@ -36,8 +36,9 @@ demo: setup
 test: setup
 	$(PY) -m pytest -q tests
 
-# The fault tests (kill -9 of run, audit and build at seeded points; concurrent commands), each round
-# over other seeds: they must pass ten rounds in a row. `make test` runs one round.
+# The fault tests (kill -9 of run, audit and build at seeded points; two commands at once; a disk that
+# fills; a Docker image missing mid-build; a Dask worker container killed mid-job), each round over other
+# seeds (tests/soak.py): they must pass ten rounds in a row. `make test` runs one round.
 SURGE_SOAK_ROUNDS ?= 10
 soak: setup
 	SURGE_SOAK_ROUNDS=$(SURGE_SOAK_ROUNDS) $(PY) -m pytest -q -m soak tests

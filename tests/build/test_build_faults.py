@@ -21,11 +21,11 @@ from pipeline.cli import main
 from pipeline.dataset import read_rows
 from pipeline.store import Store
 from sandboxes.profiles import PROFILES
+from tests.soak import SOAK_ROUNDS
 
 REPO = Path(__file__).resolve().parents[2]
 MISSING_PYTHON = "python3-not-installed-here"
 # kill -9 rounds: 1 in `make test`, more in `make soak` (SURGE_SOAK_ROUNDS=N); each round kills twice
-SOAK_ROUNDS = int(os.environ.get("SURGE_SOAK_ROUNDS") or 1)
 KILLS_PER_ROUND = 2
 KILL_N = 12  # rows: 6 batches of 2, a few seconds of work to land the kills in
 
@@ -123,8 +123,10 @@ def _surge(
 
 
 @pytest.mark.slow
+@pytest.mark.soak
+@pytest.mark.parametrize("soak_round", range(SOAK_ROUNDS))
 def test_a_docker_image_missing_records_nothing_and_once_built_the_rerun_gives_the_same_rows(
-    tmp_path, require_docker
+    tmp_path, soak_round, require_docker
 ) -> None:
     """pyver runs every item under two images; one of them is not built yet (a throwaway copy's name)."""
     from tests.docker.conftest import image_present
@@ -188,6 +190,7 @@ def _kill_at(store: Path, parts: int, delay_s: float) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("round_", range(SOAK_ROUNDS))
 def test_kill_9_at_seeded_points_then_store_check_passes_and_the_rerun_gives_the_same_rows(
     tmp_path, round_, require_bwrap

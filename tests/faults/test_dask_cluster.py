@@ -13,7 +13,6 @@ from __future__ import annotations
 import fcntl
 import importlib.util
 import json
-import os
 import platform
 import subprocess
 import sys
@@ -37,11 +36,11 @@ from tests.docker.conftest import (
     image_present,
 )
 from tests.faults.cluster import IMAGE, SCHEDULER_PORT, Cluster, docker, start_surge_cluster
+from tests.soak import SOAK_ROUNDS
 
 if importlib.util.find_spec("prefect_dask") is None or importlib.util.find_spec("distributed") is None:
     pytest.skip("needs prefect-dask and dask[distributed] (pip install -e .)", allow_module_level=True)
 
-SOAK_ROUNDS = int(os.environ.get("SURGE_SOAK_ROUNDS", "1"))
 PROGRAMS = 32
 BATCH_SIZE = 2  # 16 batches: the killed worker has finished some and holds one, the other worker the rest
 # Each program sleeps, so a batch lasts ~1.7 s whatever the machine's load: the head start (batches run while

@@ -23,8 +23,8 @@ import pytest
 
 from pipeline.batches import FLUSH_EVERY_S_VARIABLE
 from tests.conftest import SAMPLES, require_tool
+from tests.soak import SOAK_ROUNDS
 
-SOAK_ROUNDS = int(os.environ.get("SURGE_SOAK_ROUNDS", "1"))
 KILL_POINTS = 3  # per round
 CONCURRENT_TRIES = 4  # per round
 # Bounds, not expectations: a command here takes 5-30 s on a loaded 2-core machine.

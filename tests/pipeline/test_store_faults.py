@@ -22,6 +22,7 @@ from pipeline.cli import main
 from pipeline.records import QuarantinedRecord
 from pipeline.store import Store
 from tests.factories import make_result
+from tests.soak import SOAK_ROUNDS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -292,8 +293,10 @@ def task_run_counts(prefect_home: Path) -> list[int]:
 
 
 @pytest.mark.slow
+@pytest.mark.soak
+@pytest.mark.parametrize("soak_round", range(SOAK_ROUNDS))
 def test_a_disk_that_fills_during_a_run_fails_once_cleanly_and_the_rerun_with_room_finishes(
-    small_disk: Path, tmp_path: Path, require_bwrap: None
+    small_disk: Path, tmp_path: Path, soak_round: int, require_bwrap: None
 ) -> None:
     programs = tmp_path / "programs.jsonl"
     count = tiny_programs(programs)
