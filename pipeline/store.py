@@ -3,7 +3,9 @@
 Layout::
 
     <root>/runs/part-20261121T101500Z-4242-0001.parquet
-    <root>/runs/part-batch-<batch id>.parquet      (a batch's rows: rewriting it never duplicates a row)
+    <root>/runs/part-batch-<id of its runs>.parquet (a batch's finished rows, at most every 30 s: written
+                                                    under the store's write lock, each holds only runs
+                                                    not stored yet, so no row is ever stored twice)
     <root>/quarantine/part-....parquet
     <root>/manifest/part-plan-<plan id>.parquet    (a plan's run requests, one row group per batch)
 

@@ -184,10 +184,15 @@ def execute_requests(
     counts and ``failures`` (what of ours failed, each with its fix) for the CLI's exit rule.
     """
     from flows.runtime import check_dask_address, default_workers
-    from pipeline.batches import plan
+    from pipeline.batches import BatchFailed, flush_interval_s, plan
+    from pipeline.errors import ConfigurationError
     from pipeline.store import old_run_id_rule_rows
     from sandboxes.identity import check_available
 
+    try:
+        flush_interval_s()  # a bad setting is refused before any work, not by every batch
+    except BatchFailed as bad:
+        raise ConfigurationError(bad.reason, hint=bad.fix) from None
     if getattr(args, "dask_address", None):
         check_dask_address(args.dask_address)  # the workers' toolchains are checked where they run
     else:

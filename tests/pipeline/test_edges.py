@@ -44,6 +44,17 @@ def test_a_bogus_setting(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "--setting 'bogus'" in err and "g++-C++14--O2" in err
 
 
+def test_a_bad_flush_interval_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    programs = tmp_path / "p.jsonl"
+    programs.write_text(GOOD_LINE)
+    monkeypatch.setenv("SURGE_FLUSH_EVERY_S", "soon")
+    err = refused(capsys, "run", str(programs), "--store", str(tmp_path / "s"))
+    assert "SURGE_FLUSH_EVERY_S='soon'" in err
+    assert not (tmp_path / "s" / "runs").exists()  # nothing planned, nothing ran
+
+
 @pytest.mark.parametrize("flag", ["--repeats", "--batch-size", "--workers"])
 def test_zero_is_refused_by_the_parser(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
