@@ -54,6 +54,7 @@ COMMANDS: dict[str, str] = {
     "export": "pipeline.commands.export",
     "score": "pipeline.commands.score",
     "build": "pipeline.commands.build",
+    "predict": "pipeline.commands.predict",
 }
 
 Summary = dict[str, Any]

@@ -19,7 +19,9 @@ EXAMPLE = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "predictions", type=Path, help='JSONL or JSON list of {"subset", "index", "prediction"}'
+        "predictions",
+        type=Path,
+        help='JSONL or JSON list of {"subset", "index" or "item_id", "prediction"} (`surge predict`)',
     )
     parser.add_argument(
         "--dataset",
@@ -56,7 +58,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     if not any(result.scored for result in results):
         raise InputError(
             f"no prediction matches a dataset record ({len(predictions)} predictions, e.g. "
-            f"{predictions[0].subset} item {predictions[0].index})",
+            f"{predictions[0].subset}: {predictions[0].key})",
             hint="check the subset names and indices (positions in dataset/<subset>.json, from 0)",
         )
     named = list(zip((str(path) for path in args.dataset), results, strict=True))

@@ -57,6 +57,11 @@ class RecordedServer:
         self.requests += 1
         return next((r.content for r in self.recorded if r.matches(text)), None)
 
+    def usage(self, body: dict[str, Any], content: str) -> dict[str, int]:
+        """Token counts reported with an answer: none by default (recorded answers cost nothing); a test
+        server overrides it to exercise budgets."""
+        return {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+
     def __enter__(self) -> RecordedServer:
         self._thread.start()
         return self
@@ -78,7 +83,7 @@ def _handler(server: RecordedServer) -> type[BaseHTTPRequestHandler]:
             if content is None:
                 self._send(404, {"error": {"message": "no recorded response matches this request"}})
                 return
-            self._send(200, _completion(body, content))
+            self._send(200, _completion(body, content, server.usage(body, content)))
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
             data = json.dumps(payload).encode()
@@ -91,7 +96,7 @@ def _handler(server: RecordedServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
+def _completion(body: dict[str, Any], content: str, usage: dict[str, int]) -> dict[str, Any]:
     return {
         "id": "chatcmpl-recorded",
         "object": "chat.completion",
@@ -100,5 +105,5 @@ def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
         "choices": [
             {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
         ],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "usage": usage,
     }

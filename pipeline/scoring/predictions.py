@@ -1,7 +1,9 @@
 """A model's predictions for `surge score`, read strictly, and scored with their coverage.
 
 A prediction is ``{"subset": "ml", "index": 0, "prediction": "..."}``: one per line (JSONL) or the elements
-of one JSON list, keyed by (subset, index), index being the record's position in ``dataset/<subset>.json``.
+of one JSON list, keyed by (subset, index), index being the record's position in ``dataset/<subset>.json``,
+or by ``item_id``, the record's content id (``ReleasedRecord.record_id``, as `surge predict` writes it),
+which still names the same record when the dataset is reordered or grows; other keys are ignored.
 What is ambiguous is refused with its line (JSONL) or element (a list), never guessed: an index that is not a
 plain whole number (``1.5``, ``"1"``, ``true`` once all became 1), a reply that is not text, an unknown
 subset, the same item twice (the last one once won silently), a line nested too deeply to parse.
@@ -35,13 +37,16 @@ class Prediction(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     subset: str
-    index: int = Field(ge=0, description="position in dataset/<subset>.json")
+    index: int | None = Field(default=None, ge=0, description="position in dataset/<subset>.json")
+    item_id: str | None = Field(
+        default=None, description="the record's content id (as `surge predict` writes): wins over index"
+    )
     prediction: str
     where: str = Field(description="'line N' of a JSONL file, 'element N' of a JSON list (1-based)")
 
     @property
-    def key(self) -> tuple[str, int]:
-        return (self.subset, self.index)
+    def key(self) -> str:
+        return f"id {self.item_id}" if self.item_id is not None else f"{self.subset} item {self.index}"
 
 
 class ItemScore(BaseModel):
@@ -127,18 +132,25 @@ def checked(entry: Any, where: str, path: Path) -> Prediction:
 
     if not isinstance(entry, dict):
         raise refuse(f"expected an object, got {json_type(entry)}")
-    absent = [key for key in ("subset", "index", "prediction") if key not in entry]
+    # an item is named by its position (index) or by its content id (item_id, stable when the dataset moves)
+    wanted = ("subset", "prediction") if "item_id" in entry else ("subset", "index", "prediction")
+    absent = [key for key in wanted if key not in entry]
     if absent:
         raise refuse(f"no {', '.join(absent)}")
-    subset, index, reply = entry["subset"], entry["index"], entry["prediction"]
+    subset, index, reply = entry["subset"], entry.get("index"), entry["prediction"]
+    item_id = entry.get("item_id")
     if not isinstance(subset, str) or subset not in REGISTRY:
         raise refuse(f"unknown subset {subset!r} (known: {', '.join(REGISTRY)})")
     # bool is an int in Python, and 1.0 == 1: both are refused, as is "1", rather than read as item 1
-    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+    if (index is not None or item_id is None) and (
+        isinstance(index, bool) or not isinstance(index, int) or index < 0
+    ):
         raise refuse(f"index must be a whole number >= 0, got {json_type(index)} {json.dumps(index)}")
+    if item_id is not None and (not isinstance(item_id, str) or not item_id):
+        raise refuse(f"item_id must be non-empty text, got {json_type(item_id)} {json.dumps(item_id)}")
     if not isinstance(reply, str):
         raise refuse(f"prediction must be text, got {json_type(reply)} (fl: the JSON as a string)")
-    return Prediction(subset=subset, index=index, prediction=reply, where=where)
+    return Prediction(subset=subset, index=index, item_id=item_id, prediction=reply, where=where)
 
 
 def json_type(value: Any) -> str:
@@ -148,12 +160,11 @@ def json_type(value: Any) -> str:
 
 
 def refuse_duplicates(predictions: Sequence[Prediction], path: Path) -> None:
-    first: dict[tuple[str, int], str] = {}
+    first: dict[str, str] = {}
     for prediction in predictions:
         if prediction.key in first:
-            subset, index = prediction.key
             raise InputError(
-                f"{path} {prediction.where}: {subset} item {index} again (first at {first[prediction.key]})",
+                f"{path} {prediction.where}: {prediction.key} again (first at {first[prediction.key]})",
                 hint="keep one prediction per item",
             )
         first[prediction.key] = prediction.where
@@ -163,11 +174,16 @@ def score_records(
     records: Sequence[Any], predictions: Sequence[Prediction], missing_as_zero: bool = False
 ) -> DatasetScore:
     """Score each record that has a prediction (and, under ``missing_as_zero``, each that has none as 0);
-    ``records`` are ReleasedRecords (subset, index, gt, custom_features)."""
-    by_key = {prediction.key: prediction for prediction in predictions}
-    record_keys = {(record.subset, record.index) for record in records}
-    items = [scored_item(record, by_key.get((record.subset, record.index))) for record in records]
-    unmatched = [p for p in predictions if p.key not in record_keys]
+    ``records`` are ReleasedRecords (subset, index, record_id, gt, custom_features); a prediction naming an
+    item_id is matched by it, whatever its index says, one naming only an index by (subset, index)."""
+    by_id = {p.item_id: p for p in predictions if p.item_id is not None}
+    by_index = {(p.subset, p.index): p for p in predictions if p.item_id is None}
+    chosen = [
+        by_id.get(record.record_id) or by_index.get((record.subset, record.index)) for record in records
+    ]
+    items = [scored_item(record, prediction) for record, prediction in zip(records, chosen, strict=True)]
+    used = {id(prediction) for prediction in chosen if prediction is not None}
+    unmatched = [p for p in predictions if id(p) not in used]
     return DatasetScore(
         subsets=subset_scores(items, missing_as_zero),
         records=len(records),
@@ -175,7 +191,9 @@ def score_records(
         missing=sum(item.missing for item in items),
         missing_by_subset=missing_counts(items),
         unmatched=len(unmatched),
-        unmatched_examples=[f"{p.subset}/{p.index} ({p.where})" for p in unmatched[:UNMATCHED_SHOWN]],
+        unmatched_examples=[
+            f"{p.subset}/{p.item_id or p.index} ({p.where})" for p in unmatched[:UNMATCHED_SHOWN]
+        ],
         missing_as_zero=missing_as_zero,
         items=[item for item in items if missing_as_zero or not item.missing],
     )
