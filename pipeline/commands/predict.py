@@ -23,7 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "dataset", type=Path, help="a dataset/ folder (as `surge export` writes) or <subset>.json"
     )
-    parser.add_argument("--model", default=None, help="model name (default: SURGE_LLM_MODEL)")
+    parser.add_argument(
+        "--model", "--llm-model", dest="model", default=None, help="model name (default: SURGE_LLM_MODEL)"
+    )
     parser.add_argument(
         "--subset",
         action="append",
@@ -41,7 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output", type=Path, default=Path("predictions.jsonl"), help="JSONL, appended; a rerun resumes it"
     )
     parser.add_argument(
-        "--concurrency", type=workers_count, default=None, help="requests in flight, 1-256 (default 4)"
+        "--concurrency",
+        "--llm-concurrency",
+        dest="concurrency",
+        type=workers_count,
+        default=None,
+        help="requests in flight, 1-256 (default 4)",
     )
     parser.add_argument(
         "--budget", type=str, default=None, help="stop asking past '$2.50' (needs prices) or '50ktokens'"
@@ -70,6 +77,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             "or budget in tokens",
         )
     records = dataset_records(args.dataset, set(args.subset) if args.subset else None)
+    writable(args.output)
     done = finished_ids(args.output, settings.model, args.prompt)
     todo = [record for record in records if record.record_id not in done]
     if args.limit is not None:
@@ -77,6 +85,18 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     with LLMClient(settings) as client:
         totals = predict(client, todo, args.prompt, args.output, budget, settings.concurrency)
     return summary_of(args, settings.model, len(records), len(done), len(todo), totals)
+
+
+def writable(path: Path) -> None:
+    """Refuse an output that cannot take a line before asking anything (a folder, a read-only place)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise ConfigurationError(
+            f"cannot write {path}: {error.strerror or error}", hint="pick a writable --output file"
+        ) from None
 
 
 def dataset_records(path: Path, subsets: set[str] | None) -> list[ReleasedRecord]:
@@ -103,7 +123,7 @@ def summary_of(
         "records": records,
         "already_done": resumed,
         "to_ask": todo,
-        **totals.model_dump(exclude={"failure", "failure_fix", "stopped_by_budget"}),
+        **totals.model_dump(exclude={"failure", "failure_fix", "stopped_by_budget", "output_broken"}),
         "cost_usd": round(totals.cost_usd, 6),
         "stopped_by_budget": totals.stopped_by_budget,
     }

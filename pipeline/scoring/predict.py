@@ -94,6 +94,7 @@ class RunTotals(BaseModel):
     stopped_by_budget: bool = False
     failure: str | None = Field(default=None, description="the endpoint's first failure: asking stopped")
     failure_fix: str = ""
+    output_broken: bool = Field(default=False, description="a write failed: no line is appended after it")
 
 
 def messages_of(record: ReleasedRecord, variant: PromptVariant) -> list[dict[str, str]]:
@@ -217,7 +218,15 @@ def collect(future: Future[PredictionLine], handle: Any, totals: RunTotals) -> N
         if totals.failure is None:
             totals.failure, totals.failure_fix = str(error), error.hint
         return
-    append_line(handle, line)
+    if totals.output_broken:
+        return  # a line after a torn one would be glued to it: the rerun asks these again
+    try:
+        append_line(handle, line)
+    except OSError as error:  # a full disk: a failure of ours; the lines before it are whole
+        totals.output_broken = True
+        totals.failure = f"cannot write {handle.name}: {error.strerror or error}"
+        totals.failure_fix = "free disk space or pick another --output; a rerun resumes"
+        return
     totals.written += 1
     totals.prompt_tokens += line.prompt_tokens
     totals.completion_tokens += line.completion_tokens
