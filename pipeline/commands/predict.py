@@ -89,6 +89,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
 
 def writable(path: Path) -> None:
     """Refuse an output that cannot take a line before asking anything (a folder, a read-only place)."""
+    if path.exists() and not path.is_file():  # a device or pipe: read back to resume, it may never end
+        raise ConfigurationError(f"{path} is not a regular file", hint="pick a file for --output")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="utf-8"):
