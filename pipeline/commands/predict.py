@@ -120,6 +120,7 @@ def summary_of(
 ) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "output": str(args.output),
+        "dataset": str(args.dataset),
         "model": model,
         "prompt": args.prompt,
         "records": records,
@@ -149,5 +150,5 @@ def render(summary: dict[str, Any], totals: RunTotals) -> str:
         left = summary["to_ask"] - totals.asked
         head += f"\ndone, but the budget stopped it: {totals.asked} asked, {left} not asked; rerun to resume"
     elif totals.failure is None:
-        head += f"\nnext: surge score {summary['output']} --dataset DATASET"
+        head += f"\nnext: surge score {summary['output']} --dataset {summary['dataset']}"
     return head
