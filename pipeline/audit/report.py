@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import html
 import math
+import platform
+import subprocess
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
+
+from pydantic import Field
 
 from pipeline.audit.plan import best_profile, best_rows, reproducing_profiles
 from pipeline.audit.rows import EXPLAINED, REPRODUCED, UNEXPLAINED, AuditClass, AuditRow, Refusal
+from pipeline.records import Frozen, RunResult
+from sandboxes.core import pipeline_version
 
 CLASS_ORDER = [c.value for c in AuditClass]
 SVG_NS = "http://www.w3.org/2000/svg"  # a namespace name, never fetched
@@ -70,7 +78,15 @@ def summarise(
         "skipped_profiles": skipped_profiles or {},
         "best_profile": best_profile(rows) if len(profiles) > 1 else None,
         "reproduced_by": reproducing_profiles(rows) if len(profiles) > 1 else {},
+        "reproduced_per_profile": reproduced_per_profile(rows, profiles),
     }
+
+
+def reproduced_per_profile(rows: Sequence[AuditRow], profiles: Sequence[str]) -> dict[str, int]:
+    """Labels reproduced under each profile on its own: the matrix beside the headline, which counts each
+    label once at its best profile."""
+    reproduced = {(r.record_id, r.profile) for r in rows if r.audit_class in REPRODUCED}
+    return {p: sum(1 for _, profile in reproduced if profile == p) for p in profiles}
 
 
 def _label_figures(rows: Sequence[AuditRow], refused: int) -> dict[str, Any]:
@@ -101,6 +117,7 @@ def _figures(rows: Sequence[AuditRow], refused: int = 0) -> dict[str, Any]:
     return {
         **_label_figures(rows, refused),
         "counts": dict(Counter(r.audit_class.value for r in rows)),  # per run: one per label and profile
+        "reproduced_per_profile": reproduced_per_profile(rows, sorted({r.profile for r in rows})),
         "runs": len(rows),
         "mean_score": _mean(scores),
         # share of the runs that ran and reproduce: a missing toolchain says nothing of a label
@@ -114,32 +131,19 @@ def _figures(rows: Sequence[AuditRow], refused: int = 0) -> dict[str, Any]:
 # Terminal
 # ---------------------------------------------------------------------------------------------
 
-SHORT = {
-    "reproduced_exact": "exact",
-    "reproduced_normalised": "norm",
-    "toolchain_drift": "tool",
-    "locale_drift": "locale",
-    "non_deterministic": "nondet",
-    "non_deterministic_code": "nondet?",
-    "cannot_build": "nobuild",
-    "no_run_instruction": "norun-i",
-    "missing_dependency": "nodep",
-    "empty_label": "empty",
-    "conflicting_duplicate": "dup",
-    "timeout": "timeout",
-    "resource_limit": "limit",
-    "not_run": "notrun",
-    "mismatch": "MISMATCH",
-}
+
+def headline(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The per-subset and total lines, each label once at its best profile: the terminal and the HTML
+    report both print exactly these figures."""
+    return [*(("TOTAL " + s, f) for s, f in summary["by_subset"].items()), ("TOTAL", summary)]
 
 
 def render_text(summary: dict[str, Any]) -> str:
     """Each label once (its best class over profiles), per subset and language, then the causes."""
-    header = f"{'subset/language':<18}{'labels':>7}{'reprod':>8}{'explain':>8}{'unexpl':>8}"
-    header += f"{'refused':>8}{'notrun':>8}{'score':>7}  best profile"
+    header = f"{'subset/language':<18}{'labels':>7}{'reproduced':>11}{'explained':>10}{'unexplained':>12}"
+    header += f"{'refused':>8}{'not run':>8}{'score':>7}  best profile"
     lines = [header]
-    groups = [*summary["by_language"].items(), *(("TOTAL " + s, f) for s, f in summary["by_subset"].items())]
-    for name, figures in [*groups, ("TOTAL", summary)]:
+    for name, figures in [*summary["by_language"].items(), *headline(summary)]:
         score = "-" if figures.get("mean_score") is None else f"{figures['mean_score']:.3f}"
         explained = sum(figures["explained"].values())
         best = figures.get("best_profile")
@@ -149,8 +153,8 @@ def render_text(summary: dict[str, Any]) -> str:
         )
         best_name = f"{best_name} (tied: {', '.join(tied)})" if tied else best_name
         lines.append(
-            f"{name:<18}{figures['labels']:>7}{figures['reproduced']:>8}{explained:>8}"
-            f"{figures['unexplained']:>8}{figures['refused']:>8}{figures['not_run']:>8}{score:>7}"
+            f"{name:<18}{figures['labels']:>7}{figures['reproduced']:>11}{explained:>10}"
+            f"{figures['unexplained']:>12}{figures['refused']:>8}{figures['not_run']:>8}{score:>7}"
             f"  {best_name or '-'}"
         )
     if summary["explained"]:
@@ -177,18 +181,119 @@ def render_text(summary: dict[str, Any]) -> str:
 # HTML
 # ---------------------------------------------------------------------------------------------
 
+# Every class in words: the page is read by people who never saw the code.
+CLASS_WORDS = {
+    "reproduced_exact": ("reproduced exactly", "our output is the released label, byte for byte"),
+    "reproduced_normalised": (
+        "reproduced after normalising",
+        "equal once whitespace, quote style and line wrapping are normalised",
+    ),
+    "toolchain_drift": ("toolchain drift", "only compiler or interpreter messages differ"),
+    "locale_drift": ("locale drift", "only locale-dependent formatting differs"),
+    "non_deterministic": ("not deterministic", "our own repeated runs printed different outputs"),
+    "non_deterministic_code": (
+        "reads clocks or randomness",
+        "our repeats agree, but the program reads the clock, random numbers or similar",
+    ),
+    "cannot_build": ("cannot build", "a file, make target or binary the run needs is not in the release"),
+    "no_run_instruction": (
+        "no run instruction",
+        "nothing says how to run the program and nothing could be inferred",
+    ),
+    "missing_dependency": ("missing dependency", "a library the program imports is not installed"),
+    "empty_label": ("empty label", "the released label is empty, our run printed something"),
+    "conflicting_duplicate": (
+        "conflicting duplicate",
+        "the same program appears with other, different labels",
+    ),
+    "timeout": ("time limit", "the run went past our CPU or wall-clock limit"),
+    "resource_limit": ("memory or output limit", "the run went past our memory or output limit"),
+    "not_run": ("not run", "the toolchain is missing under this profile (the reason names it)"),
+    "mismatch": ("unexplained mismatch", "a real disagreement: the label is suspect"),
+}
+
 CSS = """
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
-table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
-th:first-child,td:first-child{text-align:left}pre{background:#f6f6f6;padding:6px;white-space:pre-wrap;font-size:12px}
-.legend span{display:inline-block;margin-right:1em}
-.swatch{display:inline-block;width:10px;height:10px;margin-right:4px}
-details{margin:4px 0}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;padding:0 1.5em;color:#222;max-width:1200px}
+h1{margin:.2em 0 .4em}h2{margin:1.4em 0 .4em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.6em 0;max-width:100%}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;vertical-align:top;overflow-wrap:anywhere}
+th{background:#f3f3f3}th:first-child,td:first-child{text-align:left}
+td.text{text-align:left}tr.total td{font-weight:bold;background:#fafafa}
+pre{background:#f6f6f6;padding:6px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0 0 .8em}
+dl.facts dt{font-weight:bold}dl.facts dd{margin:0;overflow-wrap:anywhere}
+.side{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}
+.legend{list-style:none;padding:0}.legend li{margin:2px 0}
+.swatch{display:inline-block;width:10px;height:10px;margin-right:6px}
+details{margin:4px 0}summary{cursor:pointer}svg{max-width:100%;height:auto}
 """
+
+
+class ReportFacts(Frozen):
+    """What the page states before any number: which data, when, by which tool, under which toolchains."""
+
+    dataset: str
+    dataset_files: int = Field(description="released JSON files read")
+    dataset_bytes: int
+    generated_at: datetime
+    version: str = Field(description="surge-pipeline's package version")
+    commit: str | None = Field(default=None, description="git commit of the checkout, if it is one")
+    host: str
+    toolchains: dict[str, list[str]] = Field(
+        default_factory=dict, description="profile -> backend, tool versions and image digests its runs used"
+    )
+
+
+def report_facts(dataset: Path, results: Iterable[RunResult], profiles: Sequence[str]) -> ReportFacts:
+    files = sorted(dataset.glob("*.json")) if dataset.is_dir() else [dataset]
+    return ReportFacts(
+        dataset=str(dataset.resolve()),
+        dataset_files=len(files),
+        dataset_bytes=sum(f.stat().st_size for f in files if f.is_file()),
+        generated_at=datetime.now(UTC),
+        version=pipeline_version(),
+        commit=git_commit(),
+        host=platform.node(),
+        toolchains=toolchains_of(results, profiles),
+    )
+
+
+def toolchains_of(results: Iterable[RunResult], profiles: Sequence[str]) -> dict[str, list[str]]:
+    """Per profile, what its runs recorded in their provenance (never what we guess it would use)."""
+    seen: dict[str, set[str]] = {p: set() for p in profiles}
+    for result in results:
+        provenance = result.provenance
+        found = seen.setdefault(provenance.profile, set())
+        found.add(f"backend {provenance.backend}")
+        found.update(f"{tool} {version}" for tool, version in provenance.toolchain_versions.items())
+        if provenance.image_digest:
+            found.add(f"image {provenance.image_digest}")
+    return {profile: sorted(found) for profile, found in sorted(seen.items())}
+
+
+def git_commit() -> str | None:
+    """The checkout's commit when surge runs from one; an installed wheel has none."""
+    here = Path(__file__).resolve().parent
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
 
 
 def _esc(value: object) -> str:
     return html.escape(str(value))
+
+
+def words(klass: str) -> str:
+    return CLASS_WORDS[klass][0]
 
 
 def bar_chart(
@@ -231,7 +336,7 @@ def stacked_chart(title: str, groups: dict[str, dict[str, int]]) -> str:
             if share:
                 parts.append(
                     f'<rect x="{x:.1f}" y="{y}" width="{share:.1f}" height="{row_px - 6}" '
-                    f'fill="{CLASS_COLOURS[klass]}"><title>{klass}: {counts[klass]}</title></rect>'
+                    f'fill="{CLASS_COLOURS[klass]}"><title>{words(klass)}: {counts[klass]}</title></rect>'
                 )
                 x += share
     parts.append("</svg>")
@@ -247,7 +352,7 @@ def cpu_histogram(cpu_seconds: Sequence[float]) -> str:
     for value in cpu_seconds:
         index = 0 if value < edges[0] else min(len(labels) - 1, 1 + int(math.floor(math.log10(value) + 3)))
         counts[index] += 1
-    return bar_chart("CPU time per label (compile + run)", list(zip(labels, map(float, counts), strict=True)))
+    return bar_chart("CPU time per run (compile + run)", list(zip(labels, map(float, counts), strict=True)))
 
 
 def recorded_time_table(rows: Sequence[AuditRow]) -> str:
@@ -262,33 +367,131 @@ def recorded_time_table(rows: Sequence[AuditRow]) -> str:
         body.append(
             [subset, len(group), f"{ours[len(ours) // 2]:.3f}", f"{recorded[len(recorded) // 2]:.3f}"]
         )
-    return _table(["subset", "runs", "median CPU s (ours)", "median recorded s (SURGE)"], body)
+    return _table(["subset", "runs", "median CPU seconds (ours)", "median recorded seconds (SURGE)"], body)
 
 
 def _fmt_s(seconds: float) -> str:
     return f"{seconds * 1000:g} ms" if seconds < 1 else f"{seconds:g} s"
 
 
-def _table(headers: Sequence[str], body: Iterable[Sequence[object]]) -> str:
+def _table(headers: Sequence[str], body: Iterable[Sequence[object]], table_id: str = "") -> str:
     head = "".join(f"<th>{_esc(h)}</th>" for h in headers)
     rows = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in body)
-    return f"<table><tr>{head}</tr>{rows}</table>"
+    attribute = f' id="{table_id}"' if table_id else ""
+    return f"<table{attribute}><tr>{head}</tr>{rows}</table>"
 
 
-def _class_table(groups: dict[str, dict[str, Any]]) -> str:
-    body = [
-        [
-            name,
-            f["labels"],
-            f["runs"],
-            *(f["counts"].get(c, 0) for c in CLASS_ORDER),
-            f["refused"],
-            "-" if f["mean_score"] is None else f"{f['mean_score']:.3f}",
-        ]
-        for name, f in groups.items()
+def _facts(facts: ReportFacts | None, summary: dict[str, Any]) -> str:
+    if facts is None:
+        return ""
+    version = facts.version + (f" (git commit {facts.commit})" if facts.commit else "")
+    size = (
+        f"{facts.dataset_files} file{'s' if facts.dataset_files != 1 else ''}, {facts.dataset_bytes:,} bytes"
+    )
+    profiles = "".join(
+        f"<li><b>{_esc(name)}</b>: {_esc(', '.join(tools) or 'no run recorded')}</li>"
+        for name, tools in facts.toolchains.items()
+    )
+    items = [
+        ("Dataset", f"{_esc(facts.dataset)} ({size})"),
+        ("Date", _esc(facts.generated_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"))),
+        ("surge-pipeline", _esc(version)),
+        ("Host", _esc(facts.host)),
+        ("Profiles and toolchains", f'<ul style="margin:0;padding-left:1.2em">{profiles}</ul>'),
     ]
-    columns = ["group", "labels", "runs", *(SHORT[c] for c in CLASS_ORDER), "refused", "mean score"]
-    return _table(columns, body)
+    body = "".join(f'<dt>{name}</dt><dd data-fact="{name}">{value}</dd>' for name, value in items)
+    return f'<dl class="facts" id="facts">{body}</dl>'
+
+
+def _headline_table(summary: dict[str, Any]) -> str:
+    """One row per subset and a total, each label once at its best profile: the terminal's figures."""
+    causes = sorted({c for _, f in headline(summary) for c in f["explained"]}, key=CLASS_ORDER.index)
+    columns = [
+        ("labels", "labels"),
+        ("reproduced", "reproduced"),
+        *((f"explained:{c}", f"explained: {words(c)}") for c in causes),
+        ("unexplained", "unexplained mismatch"),
+        ("refused", "refused (not readable)"),
+        ("not_run", "not run"),
+    ]
+    head = "<th>subset</th>" + "".join(f"<th>{_esc(title)}</th>" for _, title in columns)
+    body = []
+    for name, figures in headline(summary):
+        subset = name.removeprefix("TOTAL").strip() or "all subsets"
+        cells = "".join(f'<td data-field="{key}">{_headline_value(figures, key)}</td>' for key, _ in columns)
+        total = ' class="total"' if name == "TOTAL" else ""
+        body.append(f'<tr data-subset="{_esc(subset)}"{total}><td>{_esc(subset)}</td>{cells}</tr>')
+    return f'<table id="headline"><tr>{head}</tr>{"".join(body)}</table>'
+
+
+def _headline_value(figures: dict[str, Any], key: str) -> int:
+    if key.startswith("explained:"):
+        return int(figures["explained"].get(key.split(":", 1)[1], 0))
+    return int(figures[key])
+
+
+def _profile_matrix(summary: dict[str, Any]) -> str:
+    """Subset x profile: labels reproduced under that profile alone (a label can count under several)."""
+    profiles = summary["profiles"]
+    if not profiles:
+        return ""
+    body = [
+        [s, *(f"{f['reproduced_per_profile'].get(p, 0)} of {f['labels']}" for p in profiles)]
+        for s, f in summary["by_subset"].items()
+    ]
+    body.append(
+        ["all subsets", *(f"{summary['reproduced_per_profile'][p]} of {summary['labels']}" for p in profiles)]
+    )
+    return (
+        "<div><h3>Per profile: labels reproduced under each profile</h3>"
+        + _table(["subset", *profiles], body, "by-profile")
+        + "<p>A label reproduced under two profiles counts in both columns.</p></div>"
+    )
+
+
+def _legend(rows: Sequence[AuditRow]) -> str:
+    present = {r.audit_class.value for r in rows}
+    items = "".join(
+        f'<li><i class="swatch" style="background:{CLASS_COLOURS[k]}"></i><b>{_esc(words(k))}</b>: '
+        f"{_esc(CLASS_WORDS[k][1])}</li>"
+        for k in CLASS_ORDER
+        if k in present
+    )
+    return f'<ul class="legend" id="legend">{items}</ul>'
+
+
+def _label_tables(rows: Sequence[AuditRow], limit: int = 500) -> str:
+    """Per subset, one line per label: its class under each profile, its best class, who reproduces it."""
+    profiles = sorted({r.profile for r in rows})
+    best = {row.location: row for row in best_rows(rows).values()}
+    reproducing = reproducing_profiles(rows)
+    parts = []
+    for subset, group in sorted(_group(rows, lambda r: r.subset).items()):
+        cells: dict[str, dict[str, str]] = defaultdict(dict)
+        for row in group:
+            cells[row.location][row.profile] = words(row.audit_class.value)
+        body = [
+            [
+                location,
+                best[location].language,
+                *(by_profile.get(p, "-") for p in profiles),
+                words(best[location].audit_class.value),
+                ", ".join(reproducing.get(location, [])) or "none",
+            ]
+            for location, by_profile in sorted(cells.items())[:limit]
+        ]
+        columns = [
+            "label",
+            "language",
+            *(f"class under {p}" for p in profiles),
+            "best class",
+            "reproduced by",
+        ]
+        parts.append(
+            f'<details id="labels-{_esc(subset)}"><summary>{_esc(subset)}: {len(cells)} labels</summary>'
+            f"{_table(columns, body)}</details>"
+        )
+    return "".join(parts)
 
 
 def _disagreements(rows: Sequence[AuditRow], limit: int = 200) -> str:
@@ -296,66 +499,46 @@ def _disagreements(rows: Sequence[AuditRow], limit: int = 200) -> str:
     items = []
     for row in shown:
         leak = f"<p>leaks: {_esc('; '.join(row.leaks))}</p>" if row.leaks else ""
+        score = "no score" if row.score is None else f"score {row.score:.3f}"
         items.append(
-            f"<details><summary>{_esc(row.location)} [{_esc(row.language)}, {_esc(row.profile)}] "
-            f"{_esc(row.audit_class.value)} score={row.score} {_esc(row.reason)}</summary>"
+            f"<details><summary>{_esc(row.location)} ({_esc(row.language)}, profile {_esc(row.profile)}): "
+            f"{_esc(words(row.audit_class.value))}, {score}. {_esc(row.reason)}</summary>"
             f"{leak}<pre>{_esc(row.evidence or '(no diff)')}</pre></details>"
         )
     return "".join(items) or "<p>none</p>"
 
 
-def render_html(summary: dict[str, Any], rows: Sequence[AuditRow], title: str = "SURGE label audit") -> str:
-    legend = "".join(
-        f'<span><i class="swatch" style="background:{colour}"></i>{klass}</span>'
-        for klass, colour in CLASS_COLOURS.items()
-    )
-    agreement_subset = [
-        (s, f["agreement"]) for s, f in summary["by_subset"].items() if f["agreement"] is not None
-    ]
-    agreement_language = [
-        (n, f["agreement"]) for n, f in summary["by_language"].items() if f["agreement"] is not None
-    ]
-    profile_section = ""
-    if summary.get("profiles"):
-        ranking = (summary.get("best_profile") or {}).get("ranking", [])
-        best_name = (summary.get("best_profile") or {}).get("profile", summary["profiles"][0])
-        profile_section = (
-            "<h2>Profiles</h2>"
-            + _table(
-                ["profile", "reproduced", "labels", "mean score"],
-                [[r["profile"], r["reproduced"], r["labels"], r["mean_score"]] for r in ranking],
-            )
-            + f"<p>best: <b>{_esc(best_name)}</b></p>"
-            + _table(
-                ["subset", "best profile", "as good"],
-                [
-                    [s, f["best_profile"] or "-", ", ".join(f["best_profile_tied_with"])]
-                    for s, f in summary["by_subset"].items()
-                ],
-            )
-            + profile_matrix(rows)
-        )
+def render_html(
+    summary: dict[str, Any],
+    rows: Sequence[AuditRow],
+    facts: ReportFacts | None = None,
+    title: str = "SURGE label audit",
+) -> str:
+    best_counts = {
+        s: dict(Counter(r.audit_class.value for r in best_rows(group).values()))
+        for s, group in sorted(_group(rows, lambda r: r.subset).items())
+    }
     leaks = "".join(f"<li>{_esc(r.location)}: {_esc('; '.join(r.leaks))}</li>" for r in _unique_leaks(rows))
     refusals = "".join(f"<li>{_esc(r['location'])}: {_esc(r['reason'])}</li>" for r in summary["refusals"])
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title><style>{CSS}</style></head>
 <body><h1>{_esc(title)}</h1>
-<p>{summary["labels"]} labels, {summary["rows"]} audited runs, {summary["refused"]} refused records,
-profiles: {_esc(", ".join(summary["profiles"]) or "-")}.{_skipped(summary)}</p>
-<div class="legend">{legend}</div>
-<h2>Agreement</h2>
-<p>Share of the labels that ran (not-run labels excluded) reproduced exactly or after normalisation.
-Table columns: {_esc(", ".join(f"{SHORT[c]} = {c}" for c in CLASS_ORDER))}.</p>
-{bar_chart("share of labels reproduced, by subset", agreement_subset, max_value=1.0)}
-{bar_chart("share of labels reproduced, by subset/language", agreement_language, max_value=1.0)}
-<h2>Classes</h2>
-{stacked_chart("classes by subset", {s: f["counts"] for s, f in summary["by_subset"].items()})}
-{_class_table(summary["by_subset"])}
-{_class_table(summary["by_language"])}
+{_facts(facts, summary)}
+<p>{summary["labels"]} labels, {summary["rows"]} audited runs, {summary["refused"]} refused records.
+{_skipped(summary)}</p>
+<h2>Labels, each at its best profile</h2>
+<div class="side"><div>{_headline_table(summary)}
+<p>Each label is counted once, by its best class over the profiles: the figures the terminal and
+<code>--json</code> print.</p></div>
+{_profile_matrix(summary)}</div>
+<h2>Classes that occur</h2>
+{_legend(rows)}
+{stacked_chart("labels by best class, per subset", best_counts)}
 <h2>CPU time</h2>
 {cpu_histogram([r.cpu_s for r in rows if r.audit_class is not AuditClass.NOT_RUN])}
 {recorded_time_table(rows)}
-{profile_section}
+<h2>Every label</h2>
+{_label_tables(rows)}
 <h2>Answer leakage</h2><ul>{leaks or "<li>none</li>"}</ul>
 <h2>Refused records</h2><ul>{refusals or "<li>none</li>"}</ul>
 <h2>Disagreements (with evidence)</h2>
@@ -367,27 +550,6 @@ Table columns: {_esc(", ".join(f"{SHORT[c]} = {c}" for c in CLASS_ORDER))}.</p>
 def _skipped(summary: dict[str, Any]) -> str:
     skipped = summary.get("skipped_profiles") or {}
     return "".join(f" Skipped {_esc(name)}: {_esc(why)}." for name, why in skipped.items())
-
-
-def profile_matrix(rows: Sequence[AuditRow], limit: int = 500) -> str:
-    """One line per label, one column per profile, then the label's best class and the profiles that
-    reproduce it: which environment made which label."""
-    profiles = sorted({r.profile for r in rows})
-    cells: dict[str, dict[str, str]] = defaultdict(dict)
-    for row in rows:
-        cells[row.location][row.profile] = SHORT[row.audit_class.value]
-    best = {row.location: row.audit_class.value for row in best_rows(rows).values()}
-    reproducing = reproducing_profiles(rows)
-    body = [
-        [
-            location,
-            *(by_profile.get(p, "-") for p in profiles),
-            best[location],
-            ", ".join(reproducing[location]),
-        ]
-        for location, by_profile in sorted(cells.items())[:limit]
-    ]
-    return _table(["label", *profiles, "best class", "reproduced by"], body)
 
 
 def _unique_leaks(rows: Sequence[AuditRow]) -> list[AuditRow]:

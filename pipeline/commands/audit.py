@@ -94,7 +94,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         unrunnable_rows,
     )
     from pipeline.audit.profiles import resolve_profiles
-    from pipeline.audit.report import render_html, render_text, summarise
+    from pipeline.audit.report import render_html, render_text, report_facts, summarise
     from pipeline.audit.rows import AuditRow
     from pipeline.store import Store
 
@@ -126,7 +126,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     summary = summarise(rows, refusals, chosen.skipped)
     report_path = args.report or (args.store / "audit-report.html")
     report_path.parent.mkdir(parents=True, exist_ok=True)
-    report_path.write_text(render_html(summary, rows), encoding="utf-8")
+    facts = report_facts(args.dataset, _stored(store, requests).values(), [p.name for p in profiles])
+    report_path.write_text(render_html(summary, rows, facts), encoding="utf-8")
     summary.update(
         runs_planned=len(requests),
         runs_reused=len(requests) - outcome["todo"],
@@ -157,11 +158,17 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _rows(store: Any, conversions: list[Any], profiles: list[Any], requests: list[Any]) -> list[Any]:
-    from pipeline.audit.plan import audit_rows, pick_stored
+    from pipeline.audit.plan import audit_rows
+
+    return audit_rows(conversions, profiles, _stored(store, requests))
+
+
+def _stored(store: Any, requests: list[Any]) -> dict[str, Any]:
+    """run id -> the stored result the audit uses for it (its provenance names the toolchain)."""
+    from pipeline.audit.plan import pick_stored
 
     wanted = [r.run_id for r in requests]
-    stored = store.runs.records(where={"run_id": wanted}) if wanted else []
-    return audit_rows(conversions, profiles, pick_stored(stored))
+    return pick_stored(store.runs.records(where={"run_id": wanted}) if wanted else [])
 
 
 def _run_missing(requests: list[Any], args: Any) -> dict[str, Any]:

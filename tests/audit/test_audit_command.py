@@ -13,6 +13,7 @@ from pipeline.audit.rows import AuditRow
 from pipeline.records import Language, RunRequest, Verdict
 from pipeline.store import Store
 from tests.audit.fakes import FakeBackend
+from tests.audit.test_report import expected_headline, headline_of
 
 
 def _answer(request: RunRequest) -> tuple[str, Verdict]:
@@ -74,7 +75,15 @@ def test_audit_scores_classifies_and_resumes(
 
     rows = list(Store(store).table("audit", AuditRow, "audit_id").records())
     assert len(rows) == 6
-    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+    page = (tmp_path / "r.html").read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    # the page prints the figures --json printed, each label at its best profile
+    figures = headline_of(page)
+    assert figures["all subsets"] == expected_headline(summary)
+    for subset, expected in summary["by_subset"].items():
+        assert figures[subset] == expected_headline(expected)
+    # and says what was audited, by what, with which toolchain (from the runs' provenance)
+    assert f"{released.resolve()} (" in page and "<b>default</b>: backend fake" in page
 
     # Rerun: every run id is in the store, nothing executes again and no row is written twice.
     assert cli.main(argv) == 0

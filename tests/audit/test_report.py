@@ -87,11 +87,14 @@ def test_html_report_is_self_contained() -> None:
     parser.feed(page)
     assert "script" not in parser.tags and "link" not in parser.tags and "img" not in parser.tags
     assert parser.links == []
-    assert parser.tags.count("svg") >= 4  # agreement x2, classes, CPU time
+    assert parser.tags.count("svg") >= 2  # best classes by subset, CPU time
     assert "cl.json[0]" in page and "# Output: 4" in page  # leak listed with its evidence
-    # several profiles: a label x profile matrix of classes
-    assert "<th>label</th><th>new</th><th>old</th>" in page
-    assert "<td>cl.json[1]</td><td>MISMATCH</td><td>exact</td><td>reproduced_exact</td><td>old</td>" in page
+    # several profiles: each label's class under each profile, in words
+    assert "<th>label</th><th>language</th><th>class under new</th><th>class under old</th>" in page
+    assert (
+        "<td>cl.json[1]</td><td>python</td><td>unexplained mismatch</td><td>reproduced exactly</td>"
+        "<td>reproduced exactly</td><td>old</td>"
+    ) in page
 
 
 def test_recorded_time_is_parsed_from_both_spellings() -> None:
@@ -105,3 +108,93 @@ def test_recorded_time_is_parsed_from_both_spellings() -> None:
 def test_html_report_says_which_profiles_were_skipped() -> None:
     summary = summarise(_rows(), [], {"current": "docker: the Docker engine is not reachable"})
     assert "Skipped current: docker: the Docker engine is not reachable." in render_html(summary, _rows())
+
+
+class HeadlineReader(HTMLParser):
+    """The headline table's figures, subset -> field -> count, read back from the page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.figures: dict[str, dict[str, int]] = {}
+        self._subset: str | None = None
+        self._field: str | None = None
+        self._inside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "table":
+            self._inside = found.get("id") == "headline"
+        elif self._inside and tag == "tr" and found.get("data-subset"):
+            self._subset = found["data-subset"]
+            self.figures[self._subset or ""] = {}
+        elif self._inside and tag == "td":
+            self._field = found.get("data-field")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._inside = False
+        self._field = None if tag == "td" else self._field
+
+    def handle_data(self, data: str) -> None:
+        if self._inside and self._subset and self._field:
+            self.figures[self._subset][self._field] = int(data)
+
+
+def headline_of(page: str) -> dict[str, dict[str, int]]:
+    reader = HeadlineReader()
+    reader.feed(page)
+    return reader.figures
+
+
+def expected_headline(figures: dict) -> dict[str, int]:
+    keys = ("labels", "reproduced", "unexplained", "refused", "not_run")
+    explained = {f"explained:{cause}": count for cause, count in figures["explained"].items()}
+    return {**{key: figures[key] for key in keys}, **explained}
+
+
+def test_html_counts_each_label_at_its_best_like_the_terminal() -> None:
+    """Two labels, both reproduced under `old`, both mismatched under `new`: 2 of 2 reproduced, the
+    per-profile matrix beside it says 2 under old and 0 under new."""
+    summary = summarise(_rows(), [])
+    page = render_html(summary, _rows())
+    figures = headline_of(page)
+    assert figures["cl"] == {"labels": 2, "reproduced": 2, "unexplained": 0, "refused": 0, "not_run": 0}
+    assert figures["all subsets"] == expected_headline(summary)
+    assert "Per profile: labels reproduced under each profile" in page
+    assert "<td>cl</td><td>0 of 2</td><td>2 of 2</td>" in page  # columns new, old
+
+
+def test_html_names_only_the_classes_that_occur_in_words() -> None:
+    page = render_html(summarise(_rows(), []), _rows())
+    legend = page[page.index('id="legend"') : page.index("</ul>", page.index('id="legend"'))]
+    assert "reproduced exactly" in legend and "unexplained mismatch" in legend
+    assert legend.count("<li>") == 2  # two classes occur, not all fifteen
+    for abbreviation in ("norun-i", "nondet?", "MISMATCH", "reprod ", "notrun"):
+        assert abbreviation not in page
+
+
+def test_html_states_dataset_date_version_and_toolchains(tmp_path) -> None:
+    from datetime import UTC, datetime
+
+    from pipeline.audit.report import ReportFacts
+
+    facts = ReportFacts(
+        dataset="/data/surge/dataset",
+        dataset_files=3,
+        dataset_bytes=1234,
+        generated_at=datetime(2026, 11, 25, 11, 30, tzinfo=UTC),
+        version="1.2.3",
+        commit="abc123def456",
+        host="bench-1",
+        toolchains={"old": ["backend bwrap", "python3 3.11.2"], "new": ["image sha256:feed"]},
+    )
+    page = render_html(summarise(_rows(), []), _rows(), facts)
+    for fact in (
+        "/data/surge/dataset (3 files, 1,234 bytes)",
+        "2026-11-25 11:30 UTC",
+        "1.2.3 (git commit abc123def456)",
+        "bench-1",
+        "<b>old</b>: backend bwrap, python3 3.11.2",
+        "<b>new</b>: image sha256:feed",
+    ):
+        assert fact in page
