@@ -223,7 +223,8 @@ td.text{text-align:left}tr.total td{font-weight:bold;background:#fafafa}
 pre{background:#f6f6f6;padding:6px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0 0 .8em}
 dl.facts dt{font-weight:bold}dl.facts dd{margin:0;overflow-wrap:anywhere}
-.side{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}
+.side{display:flex;flex-wrap:wrap;gap:0 2.5em;align-items:flex-start}
+.side h3{margin:.2em 0 0;font-size:1em}.side>div+div{max-width:24em}
 .legend{list-style:none;padding:0}.legend li{margin:2px 0}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:6px}
 details{margin:4px 0}summary{cursor:pointer}svg{max-width:100%;height:auto}
@@ -527,10 +528,10 @@ def render_html(
 <p>{summary["labels"]} labels, {summary["rows"]} audited runs, {summary["refused"]} refused records.
 {_skipped(summary)}</p>
 <h2>Labels, each at its best profile</h2>
-<div class="side"><div>{_headline_table(summary)}
-<p>Each label is counted once, by its best class over the profiles: the figures the terminal and
-<code>--json</code> print.</p></div>
+<div class="side"><div>{_headline_table(summary)}</div>
 {_profile_matrix(summary)}</div>
+<p>Each label is counted once, by its best class over the profiles: the figures the terminal and
+<code>--json</code> print.</p>
 <h2>Classes that occur</h2>
 {_legend(rows)}
 {stacked_chart("labels by best class, per subset", best_counts)}
