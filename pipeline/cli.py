@@ -45,6 +45,7 @@ from pipeline.errors import SurgeError
 COMMANDS: dict[str, str] = {
     "run": "pipeline.commands.run",
     "stats": "pipeline.commands.stats",
+    "show": "pipeline.commands.show",
     "doctor": "pipeline.commands.doctor",
     "store": "pipeline.commands.store",
     "audit": "pipeline.commands.audit",

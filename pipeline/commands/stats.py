@@ -1,4 +1,6 @@
-"""surge stats: what the store holds — runs by language and verdict, CPU-time percentiles."""
+"""surge stats: what the store holds, one short section per table: runs by language and verdict (the
+non-deterministic ones named), dataset rows per subset and source, build outcomes by reason, audit classes,
+quarantined records by stage, and the row count of every other table."""
 
 from __future__ import annotations
 
@@ -8,19 +10,31 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.commands.common import add_store_argument, old_rule_note
-from pipeline.store import Store, old_run_id_rule_rows
+from pipeline.audit.rows import AuditRow
+from pipeline.build.records import outcome_table
+from pipeline.commands.common import add_store_argument, bounded_int, old_rule_note
+from pipeline.dataset import dataset_table
+from pipeline.parts import open_part
+from pipeline.store import Store, old_run_id_rule_rows, part_files
 
 HELP = (
-    "summarise the store: runs by language and verdict, CPU-time percentiles, non-deterministic runs and "
-    "what varied between their repeats"
+    "summarise every table of the store: runs by language and verdict (non-deterministic runs named, with "
+    "what varied), dataset rows per subset and source, build outcomes by reason, audit classes, quarantine"
 )
 EXAMPLE = "surge stats --store .surge/store --json"
 PERCENTILES = (0.5, 0.9, 0.99)
+RUN_ID_SHOWN_CHARS = 12  # enough for `surge show` to find the run again
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_argument(parser)
+    parser.add_argument(
+        "--name-at-most",
+        type=bounded_int(0, 10_000),
+        default=10,
+        metavar="N",
+        help="non-deterministic runs named in the text (the rest counted; --json names them all)",
+    )
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
@@ -36,9 +50,80 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "by_language": by_language(runs),
         "cpu_s_percentiles": cpu_percentiles(runs),
         "rows_by_schema_version": store.runs.rows_by_schema_version(),
+        "nondeterministic_runs": nondeterministic_runs(store),
+        "rows_by_table": rows_by_table(store),
+        "quarantined_by_stage": counts_of(store.quarantine.read(columns=["stage"]), "stage"),
+        "dataset_rows": dataset_rows(store),
+        "build_outcomes": build_outcomes(store),
+        "audit_classes": audit_classes(store),
     }
-    summary["_text"] = render(summary)
+    summary["_text"] = render(summary, args.name_at_most)
     return summary
+
+
+def rows_by_table(store: Store) -> dict[str, int]:
+    """Every table folder of the store with its row count (from the parts' footers: no row is read)."""
+    return {
+        folder.name: sum(open_part(part).metadata.num_rows for part in part_files(folder))
+        for folder in store.table_folders()
+    }
+
+
+def nondeterministic_runs(store: Store) -> list[dict[str, Any]]:
+    """Each run whose repeats differed: its id, language and what varied (rows before schema 4 compared
+    stdouts only)."""
+    table = store.runs.read(columns=["run_id", "language", "distinct_outputs", "varied"])
+    table = table.filter(pc.greater(table["distinct_outputs"], 1))
+    return [
+        {
+            "run_id": row["run_id"],
+            "language": row["language"],
+            "distinct_outputs": row["distinct_outputs"],
+            "varied": list(row["varied"]) if row["varied"] is not None else ["stdout"],
+        }
+        for row in sorted(table.to_pylist(), key=lambda r: r["run_id"])
+    ]
+
+
+def counts_of(table: pa.Table, *keys: str) -> dict[str, Any]:
+    """Nested counts: {key1 value: {key2 value: rows}} (one level per key), sorted."""
+    counts: dict[str, Any] = {}
+    for row in table.to_pylist():
+        level = counts
+        for key in keys[:-1]:
+            level = level.setdefault(str(row[key]), {})
+        last = str(row[keys[-1]])
+        level[last] = level.get(last, 0) + 1
+    return sort_nested(counts)
+
+
+def sort_nested(counts: dict[str, Any]) -> dict[str, Any]:
+    return {k: sort_nested(v) if isinstance(v, dict) else v for k, v in sorted(counts.items())}
+
+
+def dataset_rows(store: Store) -> dict[str, Any]:
+    """Dataset rows per subset, then per upstream source (mceval, surge_release, ...)."""
+    table = dataset_table(store).read(columns=["subset", "upstream"])
+    sources = pc.struct_field(table["upstream"], "source") if table.num_rows else pa.array([], pa.string())
+    return counts_of(pa.table({"subset": table["subset"], "source": sources}), "subset", "source")
+
+
+def build_outcomes(store: Store) -> dict[str, Any]:
+    """Build outcomes per subset: how many items were kept, and how many were dropped for each reason."""
+    table = outcome_table(store).read(columns=["subset", "status", "reason"])
+    why = [
+        "kept" if status == "kept" else f"dropped: {reason or 'no reason given'}"
+        for status, reason in zip(table["status"].to_pylist(), table["reason"].to_pylist(), strict=True)
+    ]
+    return counts_of(
+        pa.table({"subset": table["subset"], "why": pa.array(why, pa.string())}), "subset", "why"
+    )
+
+
+def audit_classes(store: Store) -> dict[str, Any]:
+    """Audit verdicts per subset and class (agrees, differs, not run, ...)."""
+    table = store.table("audit", AuditRow, "audit_id").read(columns=["subset", "audit_class"])
+    return counts_of(table, "subset", "audit_class")
 
 
 def by_language(runs: pa.Table) -> dict[str, dict[str, int]]:
@@ -75,11 +160,11 @@ def cpu_percentiles(runs: pa.Table) -> dict[str, float]:
     return figures
 
 
-def render(summary: dict[str, Any]) -> str:
+def render(summary: dict[str, Any], name_at_most: int) -> str:
     lines = [
         f"{summary['runs']} runs in {summary['parts']} parts at {summary['store']}"
         f" ({summary['quarantined']} quarantined records,"
-        f" {summary['nondeterministic']} non-deterministic runs{parts_varied(summary)})"
+        f" {plural(summary['nondeterministic'], 'non-deterministic run')}{parts_varied(summary)})"
     ]
     verdicts = sorted({v for counts in summary["by_language"].values() for v in counts})
     if verdicts:
@@ -92,10 +177,54 @@ def render(summary: dict[str, Any]) -> str:
     if summary["cpu_s_percentiles"]:
         figures = "  ".join(f"{k}={v:.3f}s" for k, v in summary["cpu_s_percentiles"].items())
         lines.append(f"run CPU time  {figures}")
+    lines += render_unstable(summary["nondeterministic_runs"], name_at_most)
+    sections = (
+        ("dataset rows by subset and source", summary["dataset_rows"]),
+        ("build outcomes by subset", summary["build_outcomes"]),
+        ("audit classes by subset", summary["audit_classes"]),
+        ("quarantined records by stage", summary["quarantined_by_stage"]),
+    )
+    for title, counts in sections:
+        lines += render_counts(title, counts)
+    tables = "  ".join(f"{name} {rows}" for name, rows in summary["rows_by_table"].items())
+    lines.append(f"rows per table: {tables or 'none'}")
     return "\n".join(lines)
+
+
+def render_unstable(runs: list[dict[str, Any]], name_at_most: int) -> list[str]:
+    """The non-deterministic runs, one a line: id prefix (for `surge show`), language, what varied."""
+    if not runs:
+        return []
+    lines = ["non-deterministic runs (surge show ID for one):"]
+    lines += [
+        f"  {run['run_id'][:RUN_ID_SHOWN_CHARS]}  {run['language']:<10}"
+        f" {run['distinct_outputs']} distinct outcomes, varied: {', '.join(run['varied'])}"
+        for run in runs[:name_at_most]
+    ]
+    if len(runs) > name_at_most:
+        lines.append(f"  and {len(runs) - name_at_most} more (--json names them all)")
+    return lines
+
+
+def render_counts(title: str, counts: dict[str, Any]) -> list[str]:
+    """A section of nested counts, a line per first key: 'ml  42  (mceval 40, surge_release 2)'."""
+    if not counts:
+        return []
+    lines = [f"{title}:"]
+    for key, inner in counts.items():
+        if isinstance(inner, dict):
+            parts = ", ".join(f"{k} {v}" for k, v in inner.items())
+            lines.append(f"  {key:<10}{sum(inner.values()):>8}  ({parts})")
+        else:
+            lines.append(f"  {key:<10}{inner:>8}")
+    return lines
 
 
 def parts_varied(summary: dict[str, Any]) -> str:
     """': 3 stdout, 1 verdict' (what varied between repeats), or nothing."""
     parts = summary["nondeterministic_by_part"]
     return (": " + ", ".join(f"{count} {part}" for part, count in parts.items())) if parts else ""
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")

@@ -1,0 +1,122 @@
+"""surge show: one run as a person reads it — what the program printed, its phases, verdict, provenance."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pyarrow.compute as pc
+
+from pipeline.commands.common import add_store_argument
+from pipeline.errors import ConfigurationError
+from pipeline.records import PhaseResult, RunResult
+from pipeline.store import Store
+
+HELP = "show one run: what the program printed, its compile and run phases, verdict and provenance"
+EXAMPLE = "surge show --last --store .surge/store"
+# The most candidates an ambiguous prefix lists (the rest are counted): the line stays one line.
+SHOWN_CANDIDATES = 5
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("run_id", nargs="?", help="a run id or a prefix of one that names a single run")
+    which.add_argument("--last", action="store_true", help="the run started most recently")
+    add_store_argument(parser)
+
+
+def execute(args: argparse.Namespace) -> dict[str, Any]:
+    store = Store.existing(args.store)
+    result = find_run(store, args.run_id, args.last)
+    summary: dict[str, Any] = result.model_dump(mode="json")
+    summary["_text"] = render(result)
+    return summary
+
+
+def find_run(store: Store, prefix: str | None, last: bool) -> RunResult:
+    """The one run ``prefix`` names (or the latest); an unknown or ambiguous prefix is refused with the
+    candidates, never a guess."""
+    ids = store.runs.read(columns=["run_id", "provenance"])
+    if ids.num_rows == 0:
+        raise ConfigurationError(f"no runs in {store.root}", hint="run `surge run PROGRAMS.jsonl` first")
+    if last:
+        started = pc.struct_field(ids["provenance"], "started_at")
+        run_id = str(ids["run_id"][pc.index(started, pc.max(started)).as_py()].as_py())
+    else:
+        run_id = unique_match(ids["run_id"].to_pylist(), prefix or "")
+    (result,) = store.runs.records(where={"run_id": run_id})
+    return result
+
+
+def unique_match(run_ids: list[str], prefix: str) -> str:
+    matches = sorted({run_id for run_id in run_ids if run_id.startswith(prefix)}) if prefix else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise ConfigurationError(
+            f"no run id starts with {prefix!r}",
+            hint="copy an id from `surge stats` or `surge show --last`, or pass the store it is in (--store)",
+        )
+    shown = ", ".join(matches[:SHOWN_CANDIDATES])
+    more = f" and {len(matches) - SHOWN_CANDIDATES} more" if len(matches) > SHOWN_CANDIDATES else ""
+    raise ConfigurationError(
+        f"{prefix!r} names {len(matches)} runs: {shown}{more}", hint="give more characters of the id"
+    )
+
+
+def render(result: RunResult) -> str:
+    provenance = result.provenance
+    lines = [
+        f"run {result.run_id}  {result.language}  verdict: {result.verdict}",
+        f"program {result.program_id}  setting {result.setting_id}  profile {provenance.profile}",
+    ]
+    for name, phase in (("compile", result.compile), ("run", result.run)):
+        lines += render_phase(name, phase) if phase is not None else []
+    lines.append(f"label ({result.protocol}):")
+    lines += indented(result.label)
+    if result.label_bytes is not None:
+        lines.append(f"  (not UTF-8: {len(result.label_bytes)} raw bytes kept; --json gives them as base64)")
+    varied = ", ".join(result.varied) or "nothing"
+    lines.append(f"repeats {result.repeats}  distinct outputs {result.distinct_outputs}  varied: {varied}")
+    lines += render_provenance(result)
+    return "\n".join(lines)
+
+
+def render_phase(name: str, phase: PhaseResult) -> list[str]:
+    status = f"exit {phase.exit_code}" + (f", signal {phase.signal}" if phase.signal else "")
+    lines = [
+        f"{name}: {phase.verdict}  ({status})" + (f"  {phase.detail}" if phase.detail else ""),
+        f"  command: {' '.join(phase.command)}",
+        f"  cpu {phase.cpu_user_s + phase.cpu_sys_s:.3f} s  wall {phase.wall_s:.3f} s"
+        f"  max rss {phase.max_rss_kib} KiB",
+    ]
+    for stream in ("stdout", "stderr"):
+        text: str = getattr(phase, stream)
+        notes = []
+        if getattr(phase, f"{stream}_truncated"):
+            notes.append("truncated at the output limit")
+        if not phase.exact(stream):
+            notes.append(f"not UTF-8: {len(phase.raw(stream))} raw bytes kept, shown with U+FFFD")
+        lines.append(
+            f"  {stream}" + (f" ({'; '.join(notes)})" if notes else "") + (":" if text else ": (empty)")
+        )
+        lines += indented(text, "    ")
+    return lines
+
+
+def render_provenance(result: RunResult) -> list[str]:
+    provenance = result.provenance
+    run_limits = provenance.limits.run
+    toolchains = ", ".join(f"{k} {v}" for k, v in sorted(provenance.toolchain_versions.items())) or "none"
+    return [
+        f"provenance: backend {provenance.backend}  host {provenance.host}"
+        f"  started {provenance.started_at.isoformat()}  pipeline {provenance.pipeline_version}",
+        f"  toolchains: {toolchains}",
+        f"  image digest: {provenance.image_digest or 'none (no image)'}",
+        f"  run limits: cpu {run_limits.cpu_s:g} s, wall {run_limits.wall_s:g} s,"
+        f" memory {run_limits.memory_mib} MiB, output {run_limits.output_bytes} bytes per stream",
+    ]
+
+
+def indented(text: str, indent: str = "  ") -> list[str]:
+    return [indent + line for line in text.splitlines()]
