@@ -80,6 +80,22 @@ class OneLineParser(argparse.ArgumentParser):
         sys.exit(REFUSED_EXIT_CODE)
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The example epilog kept as written, and every option's default shown: appended as
+    ``(default: X)`` unless its help already names the default, or there is none to name (a switch that is
+    off, a value left unset)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        # identity, not ==: a default of 0 (`--seed`) is a value to show, a switch's False is not
+        unset = any(action.default is nothing for nothing in (None, False, argparse.SUPPRESS)) or (
+            action.default == []
+        )
+        if unset or "default" in text or not action.option_strings or text == argparse.SUPPRESS:
+            return action.help
+        return f"{text} (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="surge",
@@ -94,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
             help=module.HELP,
             description=module.HELP,
             epilog=f"example:\n  {module.EXAMPLE}",
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=HelpFormatter,
         )
         sub.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
         module.add_arguments(sub)

@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.commands.common import (
+    add_backend_argument,
     add_batch_arguments,
     add_dask_argument,
     add_limit_arguments,
+    add_profile_argument,
     add_store_argument,
     limit_seconds,
     limits_from_args,
@@ -25,7 +27,6 @@ HELP = (
 )
 EXAMPLE = "surge audit dataset/ --profile all --limit 20 --repeats 2 --json"
 SUBSET_CHOICES = tuple(REGISTRY)
-BACKENDS = ("auto", "bwrap", "docker")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,12 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--subset", action="append", choices=SUBSET_CHOICES, help="only these subsets (repeatable)"
     )
-    parser.add_argument(
-        "--profile",
-        action="append",
-        default=None,
-        help="environment profile (repeatable); `all`: every profile, each on its own backend",
-    )
+    add_profile_argument(parser, "; `all`: every profile")
     add_store_argument(parser)
     parser.add_argument(
         "--report", type=Path, default=None, help="HTML report (default: STORE/audit-report.html)"
@@ -49,12 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--limit", type=positive_int, default=None, help="at most N records per subset (N >= 1)"
     )
-    parser.add_argument(
-        "--backend",
-        default="auto",
-        choices=BACKENDS,
-        help="auto (default): Docker for profiles whose toolchains live in images, bwrap for the others",
-    )
+    add_backend_argument(parser)
     add_batch_arguments(parser)
     add_dask_argument(parser)
     add_limit_arguments(parser)
@@ -101,7 +92,10 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     records, refusals = load_dataset(args.dataset, set(args.subset) if args.subset else None)
     conversions, unrunnable, refused = convert_all(limit_per_subset(records, args.limit))
     refusals += refused
-    chosen = resolve_profiles(args.profile or ["default"], args.backend)
+    # bwrap, as in every command, means "this machine's toolchains, Docker for the profiles with images"
+    chosen = resolve_profiles(
+        args.profile or ["default"], "auto" if args.backend == "bwrap" else args.backend
+    )
     profiles = chosen.runnable
     policy = LimitPolicy(base=limits_from_args(args), margin=args.time_margin, cap_s=args.time_cap_s)
     store = Store(args.store)

@@ -15,11 +15,14 @@ from typing import Any
 from pipeline.build import failures
 from pipeline.build.failures import Ours
 from pipeline.commands.common import (
+    add_backend_argument,
+    add_profile_argument,
     add_store_argument,
+    add_workers_argument,
     batch_size,
+    one_profile,
     repeats_count,
     seed_number,
-    workers_count,
 )
 from pipeline.errors import ConfigurationError
 from pipeline.subsets import REGISTRY, RELEASED
@@ -28,6 +31,7 @@ from pipeline.subsets.base import ConstructionMethod
 HELP = "build benchmark subsets (templates, LLM refactor, repositories, Lean-checked proofs) into the dataset"
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
 NOT_BUILT_EXIT_CODE = 4
+BATCH_ITEMS = 16  # items per batch when --batch-size is not given
 SHORT_EXIT_CODE = 3  # "done, but": every item was decided, yet fewer rows than --n
 # Subsets this command can build today (pipeline/build); the others are reported, not faked.
 BUILDABLE = {"sc", "tc", "dr", "ml", "cl", "bg", "rl", "fl"}
@@ -41,9 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_argument(parser)
     parser.add_argument("--n", type=int, default=None, help="rows per subset (default: SURGE's Table 1 size)")
     parser.add_argument("--seed", type=seed_number, default=0, help="same seed, same instances, row for row")
-    parser.add_argument(
-        "--profile", default="default", help="environment profile (dr: default means surge-dr)"
-    )
+    add_profile_argument(parser, "; build takes one (dr: default means surge-dr)")
     parser.add_argument(
         "--repeats",
         type=repeats_count,
@@ -66,29 +68,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="approve runnable candidates unreviewed (recorded per row)",
     )
-    parser.add_argument("--backend", default="bwrap", help="bwrap (default) or docker")
+    add_backend_argument(parser)
     parser.add_argument("--unsafe", action="store_true", help="allow running without bubblewrap")
     parser.add_argument(
-        "--batch-size", type=batch_size, default=16, help="items per task, 1-1000 (one sandbox per batch)"
+        "--batch-size",
+        type=batch_size,
+        default=None,
+        help=f"items per task, 1-1000 (one sandbox per batch; default: {BATCH_ITEMS}, or --n when smaller, "
+        "so that a small build plans only the items it needs)",
     )
-    parser.add_argument(
-        "--workers", type=workers_count, default=2, help="programs run concurrently in a sandbox (1-256)"
-    )
+    add_workers_argument(parser)
+
+
+def _profile_and_backend(args: argparse.Namespace) -> tuple[str, str]:
+    """The one profile a build runs under, and its backend as --backend means everywhere: a profile whose
+    toolchains live in an image runs in Docker."""
+    from sandboxes.profiles import get_profile
+
+    profile = one_profile(args.profile, "build")
+    return profile, "docker" if get_profile(profile).image else args.backend
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
     from flows.build_subset import run_build
+    from flows.runtime import default_workers
     from pipeline.build.records import BuildConfig
 
     _check_counts(args)
+    profile, backend = _profile_and_backend(args)
     names = args.subsets or list(RELEASED)  # subsets of ours (pyver) only when named
     unknown = [name for name in names if name not in REGISTRY]
     if unknown:
         raise ConfigurationError(f"unknown subset {unknown[0]!r}", hint=f"use some of: {', '.join(REGISTRY)}")
-    if args.backend == "docker" or not args.unsafe:
+    if backend == "docker" or not args.unsafe:
         from sandboxes.identity import check_available
 
-        check_available({args.backend})  # no sandbox at all: refused before any item is tried
+        check_available({backend})  # no sandbox at all: refused before any item is tried
     built: dict[str, Any] = {}
     not_built: dict[str, str] = {}
     for name in names:
@@ -99,21 +114,22 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         if why := _missing_checker(spec):
             not_built[name] = why
             continue
+        n = args.n if args.n is not None else spec.release_size
         config = BuildConfig(
             subset=name,
             seed=args.seed,
-            profile=args.profile,
+            profile=profile,
             repeats=args.repeats,
             templates=args.templates,
-            backend=args.backend,
+            backend=backend,
             unsafe=args.unsafe,
-            batch_size=args.batch_size,
-            workers=args.workers,
+            batch_size=args.batch_size or max(1, min(BATCH_ITEMS, n)),
+            workers=args.workers or default_workers(),
             items=args.items,
             languages=tuple(args.language or ()),
             auto_approve=args.auto_approve,
         )
-        built[name] = run_build(config, args.store, args.n if args.n is not None else spec.release_size)
+        built[name] = run_build(config, args.store, n)
     found = [_failures(name, result) for name, result in built.items()]
     short = [name for name, result in built.items() if result["rows"] < result["n"]]
     lines = [_line(name, result) for name, result in built.items()]

@@ -18,8 +18,10 @@ if TYPE_CHECKING:
     from pipeline.store import Store
 
 DEFAULT_STORE = Path(".surge/store")
-# The backends a user may name; running without a sandbox is `--unsafe`, never a backend name.
+# The backends a user may name, for every command that takes --backend; running without a sandbox is
+# `--unsafe`, never a backend name. `auto`, audit's old name for the default, still reads as bwrap.
 BACKEND_CHOICES = ("bwrap", "docker")
+OLD_BACKEND_NAMES = {"auto": "bwrap"}
 
 
 # The documented range of every numeric flag. A number outside is refused while the flags are parsed (exit 2,
@@ -98,13 +100,60 @@ def add_store_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def backend_name(text: str) -> str:
+    """argparse type: a backend, with the old spellings read as today's."""
+    return OLD_BACKEND_NAMES.get(text, text)
+
+
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:
+    """The one --backend: the same choices and meaning in every command that runs programs."""
     parser.add_argument(
         "--backend",
+        type=backend_name,
         choices=BACKEND_CHOICES,
         default="bwrap",
         help="sandbox for profiles that use this machine's toolchains (default: bwrap); profiles whose "
         "toolchains live in images always run in Docker",
+    )
+
+
+def add_workers_argument(
+    parser: argparse.ArgumentParser, unit: str = "programs run", default: str = "CPU cores"
+) -> None:
+    """The one --workers: how many programs run at the same time (run, audit and refactor: that many
+    one-program-at-a-time batches in parallel; build: one batch at a time whose sandbox runs that many);
+    for `pull`, sources pulled. Never the concurrency of something else (refactor's LLM requests have
+    their own flag, --llm-concurrency)."""
+    parser.add_argument(
+        "--workers",
+        type=workers_count,
+        default=None,
+        help=f"{unit} at the same time, 1-{MAX_WORKERS} (default: {default})",
+    )
+
+
+def one_profile(names: list[str] | None, command: str) -> str:
+    """The single profile of a command that takes one (--profile is repeatable wherever programs run under
+    several): more than one is refused, never silently cut to the first."""
+    names = names or ["default"]
+    if len(names) > 1:
+        from pipeline.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"`surge {command}` takes one --profile, not {len(names)} ({', '.join(names)})",
+            hint=f"run `surge {command}` once per profile",
+        )
+    return names[0]
+
+
+def add_profile_argument(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """The one --profile: an environment profile, repeatable (each profile runs every program)."""
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help=f"environment profile, repeatable (default: default){note}",
     )
 
 
@@ -125,12 +174,7 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"programs per task (1-{MAX_BATCH_SIZE}), one sandbox per batch (default: automatic, large "
         f"batches first and down to {SMALLEST_BATCH} at the end, at most {LARGEST_BATCH})",
     )
-    parser.add_argument(
-        "--workers",
-        type=workers_count,
-        default=None,
-        help=f"batches in parallel, 1-{MAX_WORKERS} (default: CPU cores)",
-    )
+    add_workers_argument(parser)
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:

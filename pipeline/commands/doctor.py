@@ -8,23 +8,26 @@ import subprocess
 from importlib.metadata import version
 from typing import Any
 
+from pipeline.commands.common import add_profile_argument, one_profile
+
 HELP = "report which toolchains, sandboxes and Docker images are available here, with versions"
 EXAMPLE = "surge doctor --json"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", default="default", help="profile whose toolchain choices to check")
+    add_profile_argument(parser, "; whose toolchain choices to check: one at a time")
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
     from sandboxes.profiles import get_profile
     from sandboxes.toolchains import toolchain_report
 
-    toolchains = [_as_dict(status) for status in toolchain_report(get_profile(args.profile))]
+    profile = one_profile(args.profile, "doctor")
+    toolchains = [_as_dict(status) for status in toolchain_report(get_profile(profile))]
     summary: dict[str, Any] = {
         "pipeline": version("surge-pipeline"),
         "prefect": version("prefect"),
-        "profile": args.profile,
+        "profile": profile,
         "bwrap": bwrap_status(),
         "docker": docker_status(),
         "languages": language_table(),

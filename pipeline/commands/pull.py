@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from pipeline.commands.common import add_store_argument, workers_count
+from pipeline.commands.common import add_store_argument, add_workers_argument
 from pipeline.errors import ConfigurationError
 
 HELP = "clone or update upstream sources at pinned commits and store their items (table 'items')"
@@ -40,12 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_CACHE,
         help=f"folder of the checkouts (default: {DEFAULT_CACHE})",
     )
-    parser.add_argument(
-        "--workers",
-        type=workers_count,
-        default=None,
-        help="sources pulled in parallel, 1-256 (default: CPU cores)",
-    )
+    add_workers_argument(parser, unit="sources pulled")
     add_store_argument(parser)
 
 

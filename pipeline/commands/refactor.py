@@ -8,6 +8,8 @@ from typing import Any
 
 from pipeline.commands.common import (
     MAX_PRICE_USD,
+    add_backend_argument,
+    add_workers_argument,
     batch_size,
     bounded_int,
     positive_int,
@@ -49,13 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--batch-size", type=batch_size, default=8, help="items per task, 1-1000 (one sandbox per batch)"
     )
-    parser.add_argument(
-        "--workers",
-        type=workers_count,
-        default=None,
-        help="batches in parallel, 1-256 (default: the LLM concurrency, 4)",
-    )
-    parser.add_argument("--backend", default="bwrap", help="sandbox backend: bwrap (default) or docker")
+    add_workers_argument(parser, default="--llm-concurrency, 4: each batch waits on one LLM request")
+    add_backend_argument(parser)
     parser.add_argument("--unsafe", action="store_true", help="allow running candidates without a sandbox")
     llm = parser.add_argument_group("LLM endpoint (default: SURGE_LLM_* environment variables)")
     llm.add_argument(

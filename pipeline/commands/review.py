@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pipeline.commands.common import access_token, port_number
+from pipeline.commands.common import access_token, add_backend_argument, port_number
 from pipeline.errors import ConfigurationError, InputError
 
 HELP = (
@@ -55,13 +55,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host",
         default="127.0.0.1",
-        help="serve: address to bind (default: local only; any other needs a token, printed at start)",
+        help="serve: address to bind (default: %(default)s, local only; any other needs a token, printed "
+        "at start)",
     )
     parser.add_argument(
         "--port",
         type=port_number,
         default=DEFAULT_PORT,
-        help=f"serve: port 0-65535 (default {DEFAULT_PORT}; 0: any free)",
+        help="serve: port 0-65535 (default: %(default)s; 0: any free)",
     )
     parser.add_argument(
         "--token",
@@ -69,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="serve: the token every request must carry (default: a random one beyond loopback, none on it)",
     )
-    parser.add_argument("--backend", default="bwrap", help="sandbox that re-executes edited programs")
+    add_backend_argument(parser)  # the sandbox that re-executes edited programs
     parser.add_argument("--unsafe", action="store_true", help="allow re-executing without a sandbox")
 
 

@@ -11,6 +11,7 @@ from pipeline.commands.common import (
     add_batch_arguments,
     add_dask_argument,
     add_limit_arguments,
+    add_profile_argument,
     add_store_argument,
     execute_requests,
     limits_from_args,
@@ -31,9 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "programs", type=Path, help="JSONL file: one Program per line (README: 'A program line')"
     )
     add_store_argument(parser)
-    parser.add_argument(
-        "--profile", action="append", default=None, help="environment profile (repeatable; default: default)"
-    )
+    add_profile_argument(parser)
     parser.add_argument(
         "--setting",
         default=None,
