@@ -38,7 +38,7 @@ from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_reco
 from pipeline.records import Limits, PhaseLimits, Program, RunRequest, RunResult, SourceItem, Verdict
 from pipeline.refactor.execute import REFACTOR_LIMITS
 from pipeline.refactor.methods import method_for
-from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
+from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State, queue_of
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
 from sandboxes.languages import method_setting_for, spec_for
@@ -72,7 +72,7 @@ def refactor_items(store: Store, config: BuildConfig, items: list[SourceItem]) -
     from pipeline.refactor.loop import RepairLoop
     from sandboxes import open_backend
 
-    queue = ReviewQueue(store.root / "review.db")
+    queue = ReviewQueue(queue_of(store.root))
     done = queue.done_item_ids()
     todo = [item for item in items if item.item_id not in done]
     with llm_settings(config.subset) as settings:
@@ -91,7 +91,7 @@ def build_refactored(
 ) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
     sources = {item.item_id: SourceItem.model_validate_json(item.source_item_json) for item in items}
     recorded = refactor_items(store, config, list(sources.values()))
-    queue = ReviewQueue(store.root / "review.db")
+    queue = ReviewQueue(queue_of(store.root))
     outcomes: list[BuildOutcome] = []
     rows: list[DatasetRow] = []
     ours: list[OurFailure] = []

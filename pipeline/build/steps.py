@@ -14,7 +14,7 @@ from pipeline.build.failures import OurFailure
 from pipeline.build.plan import read_batch, write_plan
 from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
 from pipeline.dataset import DatasetRow, dataset_table
-from pipeline.review.queue import ReviewQueue
+from pipeline.review.queue import ReviewQueue, queue_of
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
 from pipeline.subsets.base import ConstructionMethod
@@ -102,8 +102,8 @@ def summary(store: Store, config: BuildConfig) -> dict[str, Any]:
     waiting = 0
     spec = subset_spec(config.subset)
     reviewed = spec.construction is ConstructionMethod.ITERATIVE_REFACTOR and spec.upstream_sources
-    if reviewed and (store.root / "review.db").exists():
-        waiting = ReviewQueue(store.root / "review.db").counts().get("pending", 0)
+    if reviewed and queue_of(store.root).exists():
+        waiting = ReviewQueue(queue_of(store.root)).counts().get("pending", 0)
     return {
         "awaiting_review": waiting,
         "items": len(found),

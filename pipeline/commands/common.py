@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.batches import LARGEST_BATCH, SMALLEST_BATCH
 from pipeline.records import Limits, PhaseLimits, RunRequest
+from pipeline.review.queue import queue_of
 
 if TYPE_CHECKING:
     from pipeline.store import Store
 
 DEFAULT_STORE = Path(".surge/store")
+DEFAULT_REVIEW_DB = queue_of(DEFAULT_STORE)  # where `surge build` leaves candidates for review by default
 # The backends a user may name, for every command that takes --backend; running without a sandbox is
 # `--unsafe`, never a backend name. `auto`, audit's old name for the default, still reads as bwrap.
 BACKEND_CHOICES = ("bwrap", "docker")

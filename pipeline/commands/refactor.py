@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.commands.common import (
+    DEFAULT_REVIEW_DB,
     MAX_PRICE_USD,
     add_backend_argument,
     add_workers_argument,
@@ -20,10 +21,7 @@ from pipeline.commands.common import (
 HELP = (
     "turn source items (JSONL or a store's items table) into programs with an LLM and queue them for review"
 )
-EXAMPLE = (
-    "surge refactor .surge/store --db .surge/review.db --llm-model gpt-4o-mini --max-rounds 3 --limit 20"
-)
-DEFAULT_DB = Path(".surge/review.db")
+EXAMPLE = "surge refactor .surge/store --llm-model gpt-4o-mini --max-rounds 3 --limit 20"
 MAX_ROUNDS = 20
 
 
@@ -31,7 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "items", type=Path, help="JSONL of SourceItems, or a store folder with an items table"
     )
-    parser.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"review queue (default: {DEFAULT_DB})")
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=DEFAULT_REVIEW_DB,
+        help=f"review queue (default: {DEFAULT_REVIEW_DB}, the one `surge build` fills in the default store)",
+    )
     parser.add_argument(
         "--source", action="append", default=None, help="only items of this source (repeatable)"
     )

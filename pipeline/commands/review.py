@@ -13,14 +13,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pipeline.commands.common import access_token, add_backend_argument, port_number
+from pipeline.commands.common import DEFAULT_REVIEW_DB, access_token, add_backend_argument, port_number
 from pipeline.errors import ConfigurationError, InputError
+
+OLD_DEFAULT_DB = Path(".surge/review.db")  # the default before it became the default store's queue
 
 HELP = (
     "review refactored programs: list, show, approve, reject, edit ($EDITOR), serve a page, export a ledger"
 )
-EXAMPLE = "surge review list --state pending --db .surge/review.db"
-DEFAULT_DB = Path(".surge/review.db")
+EXAMPLE = "surge review list --state pending --db .surge/store/review.db"
 DEFAULT_PORT = 8765
 TOKEN_BYTES = 24  # 192 random bits, 32 URL-safe characters
 
@@ -36,7 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         help="entry id or a unique prefix (show/approve/reject/edit); items JSONL or store folder (verify)",
     )
-    parser.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"review queue (default: {DEFAULT_DB})")
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=DEFAULT_REVIEW_DB,
+        help=f"review queue (default: {DEFAULT_REVIEW_DB}, the one `surge build` fills in the default store)",
+    )
     parser.add_argument("--state", default=None, help="list only this state (pending, approved, edited, ...)")
     parser.add_argument("--reviewer", default=None, help="your name on decisions (default: $USER)")
     parser.add_argument("--reason", default="", help="why a program is rejected (required by reject)")
@@ -77,6 +83,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.review.queue import ReviewQueue
 
+    if args.action != "verify" and not args.db.is_file():
+        # Opening a queue creates it: a mistyped or default path would read as "0 entries" and leave an
+        # empty queue beside the real one.
+        old = OLD_DEFAULT_DB.is_file() and args.db == DEFAULT_REVIEW_DB
+        raise ConfigurationError(
+            f"no review queue at {args.db}",
+            hint=f"pass --db {OLD_DEFAULT_DB}, the queue at the old default place"
+            if old
+            else "pass --db STORE/review.db, the queue `surge build` or `surge refactor` filled",
+        )
     queue = ReviewQueue(args.db)
     reviewer = args.reviewer or os.environ.get("USER") or getpass.getuser() or "reviewer"
     action = args.action
@@ -108,7 +124,8 @@ def _list(queue: Any, state: str | None) -> dict[str, Any]:
         for r in rows
     ]
     counts = queue.counts()
-    text.append(f"{len(rows)} entries; by state: {counts}")
+    by_state = ", ".join(f"{count} {state}" for state, count in sorted(counts.items())) or "none"
+    text.append(f"{len(rows)} entries; by state: {by_state}")
     return {"entries": rows, "counts": counts, "_text": "\n".join(text)}
 
 

@@ -32,7 +32,16 @@ from pipeline.errors import InputError
 from pipeline.records import LabelProtocol, Program, ProgramFile, RunResult, SourceItem, Verdict
 from pipeline.refactor.outcome import Outcome, RunSummary
 
-DEFAULT_DB = Path(".surge/review.db")
+QUEUE_FILE = "review.db"
+DEFAULT_DB = Path(".surge/store") / QUEUE_FILE  # the queue of the default store (`--store .surge/store`)
+
+
+def queue_of(store_root: Path) -> Path:
+    """Where a store's review queue lives: the one place `surge build`, `surge refactor` and `surge review`
+    look for it (a queue elsewhere is reached with --db)."""
+    return Path(store_root) / QUEUE_FILE
+
+
 MIN_ID_PREFIX_CHARS = 4
 DIFFICULTIES = range(1, 6)
 

@@ -192,3 +192,29 @@ def test_an_unrated_item_refuses_a_difficulty(tmp_path: Path, capsys: pytest.Cap
     _, items = filled_queue(db, count=1)
     assert main(["review", "approve", items[0].item_id, "--db", str(db), "--difficulty", "3"]) == 2
     assert "has no difficulty" in capsys.readouterr().err
+
+
+def test_list_without_a_queue_is_refused_and_creates_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No --db and no queue at the default place: one line naming the place and the fix, nothing created
+    (it used to open an empty queue elsewhere than the one `surge build` filled)."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["review", "list"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "no review queue at .surge/store/review.db" in err and "--db" in err
+    assert not (tmp_path / ".surge").exists()
+
+
+def test_list_reads_the_queue_build_fills_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`surge build --auto-approve` writes STORE/review.db; `surge review list` without --db reads the
+    default store's, as a table with counts per state (not a Python dict)."""
+    monkeypatch.chdir(tmp_path)
+    filled_queue(tmp_path / ".surge" / "store" / "review.db", count=2)  # where build leaves it by default
+    code = main(["review", "list"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.splitlines()[0].split() == ["id", "state", "verdict", "leaks", "item"]
+    assert out.splitlines()[-1] == "2 entries; by state: 2 pending" and "{" not in out
