@@ -75,7 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=batch_size,
         default=None,
         help=f"items per task, 1-1000 (one sandbox per batch; default: {BATCH_ITEMS}, or --n when smaller, "
-        "so that a small build plans only the items it needs)",
+        "so that a small build plans only the items it needs; ml, cl, bg always {BATCH_ITEMS}: most "
+        "refactored items are dropped, and the recorded responses cover a few items among the first)",
     )
     add_workers_argument(parser)
 
@@ -123,20 +124,23 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             templates=args.templates,
             backend=backend,
             unsafe=args.unsafe,
-            batch_size=args.batch_size or max(1, min(BATCH_ITEMS, n)),
+            batch_size=args.batch_size or _default_batch(spec, n),
             workers=args.workers or default_workers(),
             items=args.items,
             languages=tuple(args.language or ()),
             auto_approve=args.auto_approve,
         )
-        built[name] = run_build(config, args.store, n)
+        built[name] = run_build(config, args.store, n) | {"batch_size": config.batch_size}
     found = [_failures(name, result) for name, result in built.items()]
     short = [name for name, result in built.items() if result["rows"] < result["n"]]
-    lines = [_line(name, result) for name, result in built.items()]
+    recorded = _recorded_subsets(list(built))
+    lines = [_recorded_notice(recorded)] if recorded else []
+    lines += [_line(name, result) for name, result in built.items()]
     lines += [f"{name}: not built: {reason}" for name, reason in not_built.items()]
     exit_code = NOT_BUILT_EXIT_CODE if not_built else SHORT_EXIT_CODE if short else 0
     return {
         "built": built,
+        "recorded_llm": recorded,
         "not_built": not_built,
         "short": short,
         "store": str(args.store),
@@ -165,16 +169,45 @@ def _missing_checker(spec: Any) -> str:
     return f"no Lean checker: {why}" if why else ""
 
 
+def _recorded_subsets(names: list[str]) -> list[str]:
+    """The subsets built here whose LLM answers came from recorded responses: refactor subsets, with no
+    endpoint set."""
+    from pipeline.llm.settings import LLMSettings
+
+    configured = LLMSettings.from_env()
+    if configured.base_url and configured.model:
+        return []
+    return [n for n in names if REGISTRY[n].construction is ConstructionMethod.ITERATIVE_REFACTOR]
+
+
+def _recorded_notice(subsets: list[str]) -> str:
+    return (
+        f"{', '.join(subsets)}: no LLM endpoint is set, so the refactors use the recorded responses in "
+        f"pipeline/build/recorded/ ({failures.recorded_fix()})"
+    )
+
+
+def _default_batch(spec: Any, n: int) -> int:
+    """Items per batch without --batch-size: no more than the rows asked for (`--n 3` planned a whole batch
+    of 16 once), except where most items are dropped (refactor subsets)."""
+    if spec.construction is ConstructionMethod.ITERATIVE_REFACTOR:
+        return BATCH_ITEMS
+    return max(1, min(BATCH_ITEMS, n))
+
+
 def _line(name: str, result: dict[str, Any]) -> str:
     reasons = ", ".join(f"{reason} {count}" for reason, count in result.get("drop_reasons", {}).items())
     text = f"{name}: {result['rows']} rows from {result['kept_items']} of {result['items']} items"
+    if result["planned_items"] > result["n"]:  # say why more items ran than rows were asked for
+        text += f" (planned {result['planned_items']} for {result['n']} rows, in whole batches of "
+        text += f"{result['batch_size']} items: --batch-size)"
     if reasons:
         text += f"; dropped: {reasons}"
     if result.get("awaiting_review"):
         text += f"; {result['awaiting_review']} awaiting review (surge review list --db <store>/review.db)"
     skipped = result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}", 0)
     if skipped and result["rows"] >= result["n"]:  # short of --n, it is a failure, printed as one
-        text += f"; {_recorded_reason(result)} ({failures.recorded_fix()})"
+        text += f"; {_recorded_reason(result)}"  # how to set an endpoint: the notice above, once
     if result["rows"] < result["n"]:
         text += f"\n{name}: built {result['rows']} of {result['n']} rows: {_shortfall(result)}"
     return text
