@@ -114,6 +114,7 @@ def test_stats_caps_the_runs_it_names(store: Path, capsys: pytest.CaptureFixture
 def test_stats_has_a_section_for_every_table(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Dataset rows, build outcomes, audit classes and quarantine, each counted from a table written here
     with the store's own writers."""
+    from pipeline.audit.rows import AuditClass, AuditRow
     from pipeline.build.records import BuildOutcome, outcome_table
     from pipeline.records import QuarantinedRecord
     from pipeline.store import Store
@@ -133,10 +134,22 @@ def test_stats_has_a_section_for_every_table(store: Path, capsys: pytest.Capture
                 ),
             ]
         )
+    audit_row = {"subset": "cl", "location": "cl.json[0]", "language": "python", "profile": "default"}
+    with opened.table("audit", AuditRow, "audit_id") as audit:
+        audit.append(
+            [
+                AuditRow(record_id=f"r{i}", index=i, audit_class=kind, metric="exact", score=1.0, **audit_row)
+                for i, kind in enumerate([AuditClass.EXACT, AuditClass.EXACT, AuditClass.LOCALE_DRIFT])
+            ]
+        )
+    assert main(["build", "sc", "--n", "1", "--store", str(copy)]) == 0  # a dataset row, by the build
+    capsys.readouterr()
     with opened.quarantine as quarantine:
         quarantine.append([QuarantinedRecord(stage="pull", source="x", location="x:1", reason="bad")])
     code, out, _ = surge(capsys, "stats", "--store", str(copy))
     assert code == 0
     assert re.search(r"build outcomes by subset:\n  ml +2  \(dropped: timeout 1, kept 1\)\n", out)
+    assert re.search(r"dataset rows by subset and source:\n  sc +1  \(surge-templates 1\)\n", out)
+    assert re.search(r"audit classes by subset:\n  cl +3  \(locale_drift 1, reproduced_exact 2\)\n", out)
     assert re.search(r"quarantined records by stage:\n  pull +1\n", out)
-    assert re.search(r"rows per table: .*build_outcomes 2.*quarantine 1.*runs 3", out)
+    assert re.search(r"rows per table: audit 3 .*dataset 1 .*quarantine 1 .*runs \d+", out)
