@@ -27,7 +27,7 @@ def options_by_flag() -> dict[str, dict[str, argparse.Action]]:
 
 def kind(action: argparse.Action) -> tuple[object, ...]:
     """What a flag means to the parser: how it is given (once, repeatable, a switch), what it accepts."""
-    choices = tuple(action.choices) if action.choices is not None else None
+    choices = frozenset(action.choices) if action.choices is not None else None  # the values, not their order
     parse = getattr(action.type, "__name__", action.type)  # bounded_int(1, 9) names its range
     return (type(action).__name__, parse, choices, action.nargs)
 
