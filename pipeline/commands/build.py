@@ -30,7 +30,6 @@ from pipeline.subsets.base import ConstructionMethod
 
 HELP = "build benchmark subsets (templates, LLM refactor, repositories, Lean-checked proofs) into the dataset"
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
-NOT_BUILT_EXIT_CODE = 4
 BATCH_ITEMS = 16  # items per batch when --batch-size is not given
 SHORT_EXIT_CODE = 3  # "done, but": every item was decided, yet fewer rows than --n
 # Subsets this command can build today (pipeline/build); the others are reported, not faked.
@@ -107,13 +106,16 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         check_available({backend})  # no sandbox at all: refused before any item is tried
     built: dict[str, Any] = {}
     not_built: dict[str, str] = {}
+    not_built_fixes: list[dict[str, str]] = []  # a subset we cannot build here is ours: exit 1, its fix
     for name in names:
         spec = REGISTRY[name]
         if name not in BUILDABLE and spec.build_batch is None:
             not_built[name] = f"construction method {spec.construction.value} is not wired for {name} yet"
+            not_built_fixes.append(_not_built(name, not_built[name], NO_BUILDER_FIX))
             continue
         if why := _missing_checker(spec):
             not_built[name] = why
+            not_built_fixes.append(_not_built(name, why, NO_CHECKER_FIX))
             continue
         n = args.n if args.n is not None else spec.release_size
         config = BuildConfig(
@@ -137,14 +139,14 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     lines = [_recorded_notice(recorded)] if recorded else []
     lines += [_line(name, result) for name, result in built.items()]
     lines += [f"{name}: not built: {reason}" for name, reason in not_built.items()]
-    exit_code = NOT_BUILT_EXIT_CODE if not_built else SHORT_EXIT_CODE if short else 0
+    exit_code = SHORT_EXIT_CODE if short else 0  # not built, or any failure of ours: the CLI exits 1
     return {
         "built": built,
         "recorded_llm": recorded,
         "not_built": not_built,
         "short": short,
         "store": str(args.store),
-        "failures": [failure for group in found for failure in group],
+        "failures": not_built_fixes + [failure for group in found for failure in group],
         "exit_code": exit_code,
         "_text": "\n".join(lines),
     }
@@ -157,6 +159,14 @@ def _check_counts(args: argparse.Namespace) -> None:
             f"--n must be at least 1, not {args.n}",
             hint="give --n 1 or more, or leave --n out for SURGE's Table 1 size",
         )
+
+
+NO_BUILDER_FIX = "leave the subset out, or give its spec a build_batch (docs/build.md, 'Adding a subset')"
+NO_CHECKER_FIX = "leave fl out, or set up a Lean checker (surge doctor; docs/lean.md)"
+
+
+def _not_built(name: str, why: str, fix: str) -> dict[str, str]:
+    return {"reason": f"{name}: not built: {why}", "fix": fix}
 
 
 def _missing_checker(spec: Any) -> str:

@@ -19,9 +19,12 @@ def test_a_subset_with_no_builder_is_named_and_exits_non_zero(tmp_path, capsys, 
 
     monkeypatch.setitem(REGISTRY, "zz", dataclasses.replace(REGISTRY["sc"], name="zz"))
     code = main(["build", "zz", "--store", str(tmp_path), "--json"])
-    summary = json.loads(capsys.readouterr().out)
-    assert code == 4
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert code == 1  # a subset we cannot build is a failure of ours, with its fix
     assert summary["not_built"]["zz"] == "construction method manual_implementation is not wired for zz yet"
+    assert summary["exit_code"] == 1
+    assert err.startswith("surge build: error: zz: not built: construction method") and "(fix: " in err
 
 
 def test_an_unknown_subset_is_refused_with_the_choices(tmp_path, capsys) -> None:

@@ -111,7 +111,7 @@ def test_without_lean_the_build_names_the_missing_tool(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SURGE_LEAN_REPL_COMMAND", json.dumps(["lake-not-installed-here", "env", "repl"]))
-    assert main(["build", "fl", "--n", "2", "--store", str(tmp_path / "store")]) == 4
+    assert main(["build", "fl", "--n", "2", "--store", str(tmp_path / "store")]) == 1  # ours, with its fix
     out = capsys.readouterr().out
     assert "fl: not built: no Lean checker: `lake-not-installed-here` not found" in out
     assert not (tmp_path / "store" / "dataset").exists()  # nothing asked, nothing written
