@@ -17,11 +17,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from flows.runtime import load_prefect, prefect_api, task_runner, wait_for_task_runs
+from flows.naming import JobLabel, summary_markdown
+from flows.runtime import (
+    flow_log,
+    load_prefect,
+    prefect_api,
+    publish_summary,
+    task_runner,
+    wait_for_task_runs,
+)
 
 load_prefect()
 
-from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
+from prefect import flow, tags, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.futures import as_completed  # noqa: E402
 
@@ -39,6 +47,7 @@ RETRY_DELAY_S = 2
 TRANSIENT = (OSError, TimeoutError, ConnectionError)
 # Prefect logs each failed task and flow with its traceback; the states in its database keep them.
 ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
+FAILURES_LOGGED = 20  # distinct failures sent to Prefect's API as warnings; the CLI prints them all
 
 
 def transient(task: Any, task_run: Any, state: Any) -> bool:
@@ -60,15 +69,25 @@ class JobFailed(Exception):
 # NO_CACHE: the batch's content id already makes a re-run harmless; Prefect's cache would only add I/O.
 @task(
     name="execute_batch",
+    task_run_name="batch {number}/{total} {what}",
     cache_policy=NO_CACHE,
     retries=RETRIES,
     retry_delay_seconds=RETRY_DELAY_S,
     retry_condition_fn=transient,
 )
 def execute_batch(
-    store_root: str, plan_id: str, batch_id: str, unsafe: bool, head_start: dict[str, Any] | None = None
+    store_root: str,
+    plan_id: str,
+    batch_id: str,
+    unsafe: bool,
+    head_start: dict[str, Any] | None = None,
+    number: int = 0,
+    total: int = 0,
+    what: str = "",
 ) -> dict[str, Any]:
     """Run one planned batch in one sandbox; write its rows to the store; return its counts.
+
+    ``number``, ``total`` and ``what`` only name the task run (``batch 3/12 dr,tc``) in Prefect's UI.
 
     A batch the head start took (flows/head_start.py) is not run again: its outcome is this task's, claimed
     here, or on Dask given by the flow as ``head_start`` (the batch's counts)."""
@@ -88,23 +107,28 @@ def failure_of(error: BaseException) -> tuple[str, str]:
 
 
 @flow(name="surge-run", log_prints=False)
-def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") -> dict[str, Any]:
+def run_plan(store_root: str, plan_id: str, unsafe: bool, job: JobLabel) -> dict[str, Any]:
     stop_head_starts()  # before any claim: a batch is the head start's or its task's, never both
     store = Store(Path(store_root))
     batch_sizes = store.plan_batches(plan_id)
     on_cluster = claim_taken_by_cluster(list(batch_sizes))
-    progress = Progress(label, len(batch_sizes), sum(batch_sizes.values()))
+    progress = Progress(job.command, len(batch_sizes), sum(batch_sizes.values()))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
+    number = {batch_id: i for i, batch_id in enumerate(batch_sizes, start=1)}
+
+    def names(batch_id: str) -> dict[str, Any]:  # the task run's name: its place in the plan, the subsets
+        return {"number": number[batch_id], "total": len(number), "what": job.batch_what()}
+
     with rows_heard(progress.rows_stored):  # this process's batches, as their rows are stored
         batch_of = {
-            execute_batch.submit(store_root, plan_id, b, unsafe): b
+            execute_batch.submit(store_root, plan_id, b, unsafe, **names(b)): b
             for b in batch_sizes
             if b not in on_cluster
         }
         batch_of |= {
-            execute_batch.submit(store_root, plan_id, batch_id, unsafe, head_start=counts): batch_id
-            for batch_id, counts in as_they_end(on_cluster)
+            execute_batch.submit(store_root, plan_id, b, unsafe, head_start=counts, **names(b)): b
+            for b, counts in as_they_end(on_cluster)
         }
         for future in as_completed(list(batch_of)):
             try:
@@ -116,9 +140,28 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, label: str = "run") ->
             total.add(counts)
             progress.advance(counts.runs + counts.found_stored, batch_id=batch_of[future])
     summary = {**total.model_dump(), "batches": len(batch_sizes), "failed_batches": progress.failed_batches}
+    publish_job_summary(job, summary, list(failures))
     if failures:
         raise JobFailed(summary, list(failures))  # the flow run ends Failed, as its failed task runs are
     return summary
+
+
+def publish_job_summary(job: JobLabel, summary: dict[str, Any], failures: list[tuple[str, str]]) -> None:
+    """The flow run's summary artifact and log line, each failure of ours as a warning (bounded)."""
+    line = (
+        f"{job.flow_run_name()}: {summary.get('runs', 0)} runs, {summary.get('found_stored', 0)} found "
+        f"stored, {summary['batches']} batches, {summary['failed_batches']} failed"
+    )
+    notes = [f"failed: {reason} (fix: {fix})" for reason, fix in failures[:FAILURES_LOGGED]]
+    if job.report:
+        notes.append(f"report: {job.report}")
+    counts = {"programs": job.programs, "run requests": job.runs, **summary}
+    link = (Path(job.report).resolve().as_uri(), "HTML report") if job.report else None
+    publish_summary(
+        f"surge-{job.command}-summary", summary_markdown(job.flow_run_name(), counts, notes), line, link
+    )
+    for reason, fix in failures[:FAILURES_LOGGED]:
+        flow_log().warning(f"{reason}; fix: {fix}")
 
 
 @contextmanager
@@ -141,17 +184,18 @@ def run_job(
     unsafe: bool,
     workers: int,
     dask_address: str | None = None,
-    name: str = "surge-run",
+    name: str | JobLabel = "surge-run",
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """Run a plan; returns (counts, failures as (reason, fix)). Never raises for a failed batch.
 
     A head start (flows/head_start.py) may be running the plan's batches meanwhile: the flow stops it as
     its body begins, and its batches are claimed by their tasks."""
+    label = name if isinstance(name, JobLabel) else JobLabel(command=name.removeprefix("surge-"))
     runner = task_runner(workers, dask_address)
-    job = run_plan.with_options(name=name, task_runner=runner)
+    job = run_plan.with_options(name=label.flow_name, flow_run_name=label.flow_run_name(), task_runner=runner)
     # Failures reach the user as one line each, from the CLI, not as tracebacks.
-    with prefect_api(), quiet_engine_logs():
-        state = job(str(store_root), plan_id, unsafe, label=name.removeprefix("surge-"), return_state=True)
+    with prefect_api(), quiet_engine_logs(), tags(*label.tags()):
+        state = job(str(store_root), plan_id, unsafe, label, return_state=True)
         wait_for_task_runs(state.state_details.flow_run_id, batches)
     if state.is_completed():
         return state.result(), []

@@ -31,12 +31,16 @@ HEARTBEAT_VARIABLES = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEAR
 
 
 def configure_prefect(state_dir: Path = DEFAULT_STATE_DIR) -> None:
+    honour_user_profile()
     defaults = {
         "PREFECT_HOME": str((state_dir / "prefect").resolve()),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "DO_NOT_TRACK": "1",
         "PREFECT_LOGGING_LEVEL": "WARNING",
-        "PREFECT_LOGGING_TO_API_ENABLED": "false",
+        # Logs reach the UI, bounded: the engines' loggers stay at WARNING and each flow sends only its
+        # summary and its warnings (``flow_log``), never a line per program or per batch.
+        "PREFECT_LOGGING_TO_API_ENABLED": "true",
+        "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "false",
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
         # Prefect 3 records task runs from their events (the task-run recorder): it stays on, so each
@@ -67,6 +71,41 @@ def configure_prefect(state_dir: Path = DEFAULT_STATE_DIR) -> None:
             f"cannot create Prefect's state folder {home}: {error.strerror}",
             hint="run surge from a writable folder, or set PREFECT_HOME to a writable folder",
         ) from None
+
+
+def honour_user_profile() -> None:
+    """Keep the user's Prefect profile in force although PREFECT_HOME moves to the working folder.
+
+    Prefect finds its profiles at ``$PREFECT_HOME/profiles.toml`` (``~/.prefect`` by default); moving the
+    home made a user's profile, and the server it names, invisible. Its file stays Prefect's profiles
+    file, and its PREFECT_API_URL is exported, so ``prestart_api`` uses that server rather than starting
+    one (the environment still wins over the profile, as in Prefect)."""
+    home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    profiles = Path(os.environ.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser()
+    if not profiles.is_file():
+        return
+    os.environ.setdefault("PREFECT_PROFILES_PATH", str(profiles))
+    api_url = profile_setting(profiles, "PREFECT_API_URL")
+    if api_url and "PREFECT_API_URL" not in os.environ:
+        os.environ["PREFECT_API_URL"] = api_url
+
+
+def profile_setting(profiles: Path, name: str) -> str | None:
+    """The active profile's value for this setting (PREFECT_PROFILE, else the file's ``active``)."""
+    import tomllib
+
+    try:
+        content = tomllib.loads(profiles.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        from pipeline.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"cannot read Prefect's profiles file {profiles}: {error}",
+            hint="fix the file (`prefect profile ls` reads it too) or set PREFECT_PROFILES_PATH to another",
+        ) from None
+    active = os.environ.get("PREFECT_PROFILE") or content.get("active") or "ephemeral"
+    value = content.get("profiles", {}).get(active, {}).get(name)
+    return str(value) if value else None
 
 
 @contextmanager
@@ -267,3 +306,33 @@ def wait_for_task_runs(flow_run_id: object, expected: int, timeout_s: float = 15
         time.sleep(0.2)
         count = asyncio.run(final_count())
     return count
+
+
+FLOW_LOGGER = "surge.flows"
+
+
+def flow_log() -> Any:
+    """The logger a flow writes its summary and warnings to: Prefect's API only (the CLI prints its own
+    lines), so the UI shows them under the flow run and the terminal stays as it was. Its callers keep it
+    bounded: a few lines a flow, never one per program or per batch."""
+    import logging
+
+    logger = logging.getLogger(FLOW_LOGGER)
+    if not logger.handlers:
+        from prefect.logging.handlers import APILogHandler
+
+        logger.addHandler(APILogHandler())
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    return logger
+
+
+def publish_summary(key: str, markdown: str, line: str, link: tuple[str, str] | None = None) -> None:
+    """Inside a flow: its summary as a markdown artifact (``key``: lowercase letters, digits, dashes, the
+    UI's Artifacts page groups by it), one log line, and a link artifact (url, text), e.g. its report."""
+    from prefect.artifacts import create_link_artifact, create_markdown_artifact
+
+    create_markdown_artifact(markdown, key=key, description=line)
+    if link is not None:
+        create_link_artifact(link[0], link_text=link[1], key=f"{key}-report")
+    flow_log().info(line)

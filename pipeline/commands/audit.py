@@ -192,10 +192,13 @@ def identified(requests: list[Any], backends: dict[str, str]) -> list[Any]:
 def execute_runs(todo: list[Any], args: argparse.Namespace) -> dict[str, Any]:
     """The one call into the execution flow (kept small: the orchestration helper owns how it is called).
     Each request carries its backend (`identified`), so profiles on bwrap and Docker go in one job."""
+    from flows.naming import JobLabel
     from pipeline.commands.common import execute_requests
     from pipeline.store import Store
 
-    return execute_requests(Store(args.store), todo, args, "surge-audit")
+    # The flow run links the report this audit writes (Prefect's UI shows it under the run's artifacts).
+    report = str(args.report or (args.store / "audit-report.html"))
+    return execute_requests(Store(args.store), todo, args, JobLabel.of("audit", todo, report=report))
 
 
 def _append_new(table: Any, records: list[Any]) -> None:

@@ -222,13 +222,15 @@ def failures_of(pairs: list[tuple[str, str]]) -> list[dict[str, str]]:
 
 
 def execute_requests(
-    store: Store, requests: list[RunRequest], args: argparse.Namespace, name: str, unsafe: bool = False
+    store: Store, requests: list[RunRequest], args: argparse.Namespace, name: Any, unsafe: bool = False
 ) -> dict[str, Any]:
     """Plan into the store's manifest and run what is not stored yet (shared by run and audit).
 
-    ``requests`` carry their backend and toolchain identity (``sandboxes.identity.identify``). Returns the
+    ``requests`` carry their backend and toolchain identity (``sandboxes.identity.identify``). ``name`` is
+    the command ("surge-run") or the ``flows.naming.JobLabel`` Prefect's UI shows for the job. Returns the
     counts and ``failures`` (what of ours failed, each with its fix) for the CLI's exit rule.
     """
+    from flows.naming import JobLabel
     from flows.runtime import check_dask_address, default_workers
     from pipeline.batches import BatchFailed, flush_interval_s, plan
     from pipeline.errors import ConfigurationError
@@ -251,7 +253,8 @@ def execute_requests(
         workers = args.workers or default_workers()
         dask_address = getattr(args, "dask_address", None)
         plan_id, batches = plan(store, todo, args.batch_size, workers)
-        counts, failures = run_planned(store, plan_id, batches, unsafe, workers, dask_address, name)
+        job = name if isinstance(name, JobLabel) else JobLabel.of(name, todo)
+        counts, failures = run_planned(store, plan_id, batches, unsafe, workers, dask_address, job)
     if counts.get("sandbox_errors"):
         failures.append(
             (
@@ -271,7 +274,7 @@ def execute_requests(
 
 
 def run_planned(
-    store: Store, plan_id: str, batches: int, unsafe: bool, workers: int, dask_address: str | None, name: str
+    store: Store, plan_id: str, batches: int, unsafe: bool, workers: int, dask_address: str | None, name: Any
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """Run a plan under Prefect: (counts, failures). A head start runs batches, here or on the Dask
     cluster, while Prefect's API starts (flows/head_start.py); if the API never comes up, the batches it
