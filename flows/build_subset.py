@@ -15,11 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flows.runtime import load_prefect, prefect_api, task_runner
+from flows.naming import job_tags, summary_markdown
+from flows.runtime import flow_log, load_prefect, prefect_api, publish_summary, quiet_engine_logs, task_runner
 
 load_prefect()
 
-from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
+from prefect import flow, tags, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from pipeline.build import steps  # noqa: E402
@@ -29,28 +30,38 @@ from pipeline.store import Store  # noqa: E402
 MAX_CANDIDATES_PER_ROW = 4  # give up on a template set that keeps fewer than one row in four items
 
 
-@task(name="plan_round", cache_policy=NO_CACHE)
-def plan_round(store_root: str, config_json: str, start: int, count: int) -> int:
-    """Plan instances [start, start+count) into the store's build_plan table."""
-    return steps.plan_round(Store(store_root), BuildConfig.model_validate_json(config_json), start, count)
+class BuildFailed(Exception):
+    """Something of ours left items undone: the flow run ends Failed, with the build's summary."""
+
+    def __init__(self, summary: dict[str, Any]) -> None:
+        super().__init__(summary)
+        self.summary = summary
+
+    def __str__(self) -> str:
+        return f"{self.summary['subset']}: failures of ours: {', '.join(self.summary['ours'])}"
 
 
-@task(name="build_batch", cache_policy=NO_CACHE)
-def build_batch(store_root: str, config_json: str, batch: int) -> dict[str, Any]:
+# The config is a typed parameter (a small pydantic model: the UI shows its fields), never the programs.
+@task(name="plan_round", task_run_name="plan {config.subset} items {start}-{stop}", cache_policy=NO_CACHE)
+def plan_round(store_root: str, config: BuildConfig, start: int, count: int, stop: int = 0) -> int:
+    """Plan instances [start, start+count) into the store's build_plan table (``stop`` only names it)."""
+    return steps.plan_round(Store(store_root), config, start, count)
+
+
+@task(name="build_batch", task_run_name="build {config.subset} batch {batch}", cache_policy=NO_CACHE)
+def build_batch(store_root: str, config: BuildConfig, batch: int) -> dict[str, Any]:
     """Execute one planned batch; write runs, outcomes and candidate rows."""
-    return steps.build_batch(Store(store_root), BuildConfig.model_validate_json(config_json), batch)
+    return steps.build_batch(Store(store_root), config, batch)
 
 
-@task(name="write_dataset", cache_policy=NO_CACHE)
-def write_dataset(store_root: str, config_json: str, n: int, before: int | None) -> int:
+@task(name="write_dataset", task_run_name="write {config.subset} dataset n={n}", cache_policy=NO_CACHE)
+def write_dataset(store_root: str, config: BuildConfig, n: int, before: int | None) -> int:
     """Copy the first n kept rows, in item order, into the dataset table."""
-    config = BuildConfig.model_validate_json(config_json)
     return steps.write_dataset(Store(store_root), config, n, before)
 
 
 @flow(name="surge-build-subset", log_prints=False)
-def build_subset(store_root: str, config_json: str, n: int) -> dict[str, Any]:
-    config = BuildConfig.model_validate_json(config_json)
+def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]:
     store = Store(store_root)
     planned = planned_items = 0
     ours: dict[str, Any] = {}
@@ -59,10 +70,10 @@ def build_subset(store_root: str, config_json: str, n: int) -> dict[str, Any]:
     while steps.kept_rows(store, config.build_key) < n and planned < n * MAX_CANDIDATES_PER_ROW:
         wanted = n - steps.kept_rows(store, config.build_key)
         count = -(-wanted // config.batch_size) * config.batch_size  # whole batches
-        available = plan_round(store_root, config_json, planned, count)
+        available = plan_round(store_root, config, planned, count, stop=planned + count)
         first = planned // config.batch_size
         futures = [
-            build_batch.submit(store_root, config_json, batch)
+            build_batch.submit(store_root, config, batch)
             for batch in range(first, first + -(-available // config.batch_size))
         ]
         for future in futures:
@@ -73,8 +84,8 @@ def build_subset(store_root: str, config_json: str, n: int) -> dict[str, Any]:
         ran_out = available < count
         if ran_out:
             break
-    rows = write_dataset(store_root, config_json, n, first_undone)
-    return {
+    rows = write_dataset(store_root, config, n, first_undone)
+    summary = {
         "subset": config.subset,
         "rows": rows,
         "n": n,
@@ -83,6 +94,32 @@ def build_subset(store_root: str, config_json: str, n: int) -> dict[str, Any]:
         "ours": {key: value for key, value in ours.items() if key.startswith("ours:")},
         "details": {key: value for key, value in ours.items() if key.startswith("detail:")},
     } | steps.summary(store, config)
+    publish_build_summary(config, summary)
+    if summary["ours"]:
+        raise BuildFailed(summary)  # the flow run ends Failed; the command reads the summary from it
+    return summary
+
+
+def flow_run_name(config: BuildConfig, n: int) -> str:
+    """``build sc n=150 seed=7`` (the profile and backend when not the default ones)."""
+    extra = "" if config.profile == "default" else f" profile={config.profile}"
+    extra += "" if config.backend == "bwrap" else f" backend={config.backend}"
+    return f"build {config.subset} n={n} seed={config.seed}{extra}"
+
+
+def publish_build_summary(config: BuildConfig, summary: dict[str, Any]) -> None:
+    """The build's summary artifact and log line; each failure of ours as a warning (a few kinds)."""
+    title = flow_run_name(config, summary["n"])
+    line = (
+        f"{title}: {summary['rows']} rows of {summary['n']}, {summary['kept_items']} items kept, "
+        f"{summary['dropped_items']} dropped"
+    )
+    drops = [f"dropped ({reason}): {count}" for reason, count in summary["drop_reasons"].items()]
+    ours = [f"failed (ours) {key.removeprefix('ours:')}: {count}" for key, count in summary["ours"].items()]
+    notes = [f"build key {config.build_key}", *ours, *drops]
+    publish_summary(f"surge-build-{config.subset}-summary", summary_markdown(title, summary, notes), line)
+    for note in ours:
+        flow_log().warning(note)
 
 
 def _gather(result: dict[str, Any], ours: dict[str, Any], first_undone: int | None) -> int | None:
@@ -97,7 +134,18 @@ def _gather(result: dict[str, Any], ours: dict[str, Any], first_undone: int | No
 
 
 def run_build(config: BuildConfig, store_root: Path, n: int) -> dict[str, Any]:
+    """Build one subset; returns its summary, also when something of ours failed (its ``ours`` says what;
+    the flow run is then Failed in Prefect's UI). A crash of the flow itself is raised."""
     # One batch at a time: each batch's sandbox already runs `config.workers` programs in parallel.
-    one_at_a_time = build_subset.with_options(task_runner=task_runner(1))
-    with prefect_api():
-        return one_at_a_time(str(store_root), config.model_dump_json(exclude={"build_key"}), n)
+    one_at_a_time = build_subset.with_options(
+        task_runner=task_runner(1), flow_run_name=flow_run_name(config, n)
+    )
+    tagged = job_tags("build", subsets=[config.subset], profiles=[config.profile])
+    with prefect_api(), quiet_engine_logs(), tags(*tagged):
+        state = one_at_a_time(str(store_root), config, n, return_state=True)
+    outcome = state.result(raise_on_failure=False)
+    if isinstance(outcome, BuildFailed):
+        return outcome.summary
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome

@@ -11,9 +11,6 @@ reads the failures from the flow's final state and exits non-zero with each reas
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +20,7 @@ from flows.runtime import (
     load_prefect,
     prefect_api,
     publish_summary,
+    quiet_engine_logs,
     task_runner,
     wait_for_task_runs,
 )
@@ -45,8 +43,6 @@ RETRY_DELAY_S = 2
 # unknown backend) and the store's failures (BatchFailed too: a full disk, a read-only folder), which would
 # fail the same way again after running the batch's programs once more.
 TRANSIENT = (OSError, TimeoutError, ConnectionError)
-# Prefect logs each failed task and flow with its traceback; the states in its database keep them.
-ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
 FAILURES_LOGGED = 20  # distinct failures sent to Prefect's API as warnings; the CLI prints them all
 
 
@@ -162,19 +158,6 @@ def publish_job_summary(job: JobLabel, summary: dict[str, Any], failures: list[t
     )
     for reason, fix in failures[:FAILURES_LOGGED]:
         flow_log().warning(f"{reason}; fix: {fix}")
-
-
-@contextmanager
-def quiet_engine_logs() -> Iterator[None]:
-    loggers = [logging.getLogger(name) for name in ENGINE_LOGGERS]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        for logger, level in zip(loggers, levels, strict=True):
-            logger.setLevel(level)
 
 
 def run_job(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import logging
 import os
 import signal
 import socket
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_STATE_DIR = Path(".surge")
+# Prefect logs each failed task and flow with its traceback; the states in its database keep them.
+ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
 HEARTBEAT_VARIABLES = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"}
 
 
@@ -308,6 +311,19 @@ def wait_for_task_runs(flow_run_id: object, expected: int, timeout_s: float = 15
     return count
 
 
+@contextmanager
+def quiet_engine_logs() -> Iterator[None]:
+    loggers = [logging.getLogger(name) for name in ENGINE_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
 FLOW_LOGGER = "surge.flows"
 
 
@@ -315,8 +331,6 @@ def flow_log() -> Any:
     """The logger a flow writes its summary and warnings to: Prefect's API only (the CLI prints its own
     lines), so the UI shows them under the flow run and the terminal stays as it was. Its callers keep it
     bounded: a few lines a flow, never one per program or per batch."""
-    import logging
-
     logger = logging.getLogger(FLOW_LOGGER)
     if not logger.handlers:
         from prefect.logging.handlers import APILogHandler
