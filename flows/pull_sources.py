@@ -1,7 +1,8 @@
 """`surge pull`: check out each source at its pinned commit, read its items, and store them.
 
 One task per source (a source is one checkout and one read; items are never tasks). A source that
-fails (no network, LFS objects missing) is reported with its hint and the others still land.
+fails (no network, LFS objects missing) is a Failed task run and is reported with its hint; the others
+still land, and the flow run then ends Failed, its summary kept for the command.
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flows.runtime import load_prefect, prefect_api, task_runner
+from flows.naming import job_tags, named, summary_markdown
+from flows.runtime import flow_log, load_prefect, prefect_api, publish_summary, quiet_engine_logs, task_runner
 
 load_prefect()
 
-from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
+from prefect import flow, tags, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from pipeline.errors import SurgeError  # noqa: E402
@@ -25,15 +27,23 @@ from sources.store import write_outcome  # noqa: E402
 QUARANTINE_SHOWN = 20  # per source in the summary; all of them are in the quarantine table
 
 
-@task(name="pull_source", cache_policy=NO_CACHE)
-def pull_one(
-    name: str, cache_root: str, mirror: str | None, commit: str | None
-) -> PullOutcome | dict[str, str]:
-    """Check out one source at its pinned (or the given) commit and read its items."""
-    try:
-        return pull_source(get_source(name, commit), Path(cache_root), mirror)
-    except SurgeError as error:  # expected failures (offline, LFS, bad mirror) are results, not tracebacks
-        return {"error": str(error), "hint": error.hint}
+class PullFailed(Exception):
+    """Some sources failed: the flow run ends Failed, with every source's summary."""
+
+    def __init__(self, summary: dict[str, dict[str, Any]]) -> None:
+        super().__init__(summary)
+        self.summary = summary
+
+    def __str__(self) -> str:
+        failed = [name for name, result in self.summary.items() if "error" in result]
+        return f"sources failed: {', '.join(failed)}"
+
+
+@task(name="pull_source", task_run_name="pull {name}", cache_policy=NO_CACHE)
+def pull_one(name: str, cache_root: str, mirror: str | None, commit: str | None) -> PullOutcome:
+    """Check out one source at its pinned (or the given) commit and read its items. Its failures
+    (offline, LFS, a bad mirror: ``SurgeError``) fail the task run; the flow reports them with their fix."""
+    return pull_source(get_source(name, commit), Path(cache_root), mirror)
 
 
 def summarise(outcome: PullOutcome, new_items: int) -> dict[str, Any]:
@@ -61,12 +71,27 @@ def pull_sources(
     }
     summary: dict[str, dict[str, Any]] = {}
     for name, future in futures.items():
-        outcome = future.result()
-        if isinstance(outcome, dict):  # this source failed; the summary says how to fix it, the others land
-            summary[name] = outcome
+        try:
+            outcome = future.result()
+        except SurgeError as error:  # this source failed; the summary says how to fix it, the others land
+            summary[name] = {"error": str(error), "hint": error.hint or ""}
             continue
         summary[name] = summarise(outcome, write_outcome(store, outcome))
+    publish_pull_summary(summary)
+    if any("error" in result for result in summary.values()):
+        raise PullFailed(summary)
     return summary
+
+
+def publish_pull_summary(summary: dict[str, dict[str, Any]]) -> None:
+    """One row per source in the summary artifact; each failed source as a warning with its fix."""
+    rows = {name: result.get("commit", "FAILED")[:12] for name, result in summary.items()}
+    failed = {name: result for name, result in summary.items() if "error" in result}
+    notes = [f"{name}: {result['error']} (fix: {result['hint']})" for name, result in failed.items()]
+    line = f"pull {len(summary)} sources: {len(summary) - len(failed)} stored, {len(failed)} failed"
+    publish_summary("surge-pull-summary", summary_markdown(line, rows, notes), line)
+    for note in notes:
+        flow_log().warning(note)
 
 
 def pull_flow(
@@ -77,6 +102,15 @@ def pull_flow(
     commits: dict[str, str],
     workers: int,
 ) -> dict[str, dict[str, Any]]:
-    flow_with_pool = pull_sources.with_options(task_runner=task_runner(workers))
-    with prefect_api():
-        return flow_with_pool(names, str(cache_root), str(store_root), mirrors, commits)
+    flow_with_pool = pull_sources.with_options(
+        task_runner=task_runner(workers), flow_run_name=f"pull {named(tuple(names), 'sources')}"
+    )
+    # Failed sources reach the user as one line each with their fix, from the CLI, not as tracebacks.
+    with prefect_api(), quiet_engine_logs(), tags(*job_tags("pull")):
+        state = flow_with_pool(names, str(cache_root), str(store_root), mirrors, commits, return_state=True)
+    outcome = state.result(raise_on_failure=False)
+    if isinstance(outcome, PullFailed):
+        return outcome.summary
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
