@@ -258,7 +258,18 @@ def prefect_api() -> Iterator[None]:
         api.wait_ready(float(os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"]))
         updates[PREFECT_API_URL] = api.url
     with temporary_settings(updates):
-        yield
+        try:
+            yield
+        finally:
+            send_queued_logs()
+
+
+def send_queued_logs() -> None:
+    """Send the flows' queued log lines while the API still answers: Prefect's log worker sends in the
+    background and drains at exit, after the command's own server is gone ("Error logging to API")."""
+    from prefect.logging.handlers import APILogWorker
+
+    APILogWorker.drain_all(timeout=5)
 
 
 def check_dask_address(address: str, timeout_s: float = 10.0) -> None:
