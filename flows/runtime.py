@@ -357,7 +357,7 @@ def publish_summary(key: str, markdown: str, line: str, link: tuple[str, str] | 
     UI's Artifacts page groups by it), one log line, and a link artifact (url, text), e.g. its report."""
     from prefect.artifacts import create_link_artifact, create_markdown_artifact
 
-    create_markdown_artifact(markdown, key=key, description=line)
+    create_markdown_artifact(markdown, key=key)
     if link is not None:
         create_link_artifact(link[0], link_text=link[1], key=f"{key}-report")
     flow_log().info(line)

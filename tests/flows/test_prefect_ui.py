@@ -43,7 +43,7 @@ def test_a_job_is_named_by_its_subsets_and_profiles_and_tagged_with_them() -> No
     label = JobLabel.of("surge-audit", requests)
     assert label.flow_run_name() == "audit dr,tc × 5 profiles"
     assert label.batch_what() == "dr,tc"
-    assert {"surge", "audit", "subset:dr", "subset:tc", "profile:default"} <= set(label.tags())
+    assert {"audit", "subset:dr", "subset:tc", "profile:default"} <= set(label.tags())
     assert (label.programs, label.runs) == (2, 10)
 
 
@@ -165,7 +165,7 @@ def test_runs_builds_and_pulls_read_well_on_the_users_own_prefect_server(
     assert surge(["run", "p.jsonl", "--store", "st"], home, tmp_path) == 0
     seen = read_back(prefect_server, "run 2 programs × default")  # not a random name, on the user's server
     assert seen["run"].state.is_completed()
-    assert {"surge", "run", "profile:default"} <= set(seen["run"].tags)
+    assert {"run", "profile:default"} <= set(seen["run"].tags)
     assert seen["run"].parameters["job"]["programs"] == 2  # typed, readable parameters
     assert [t.name for t in seen["tasks"]] == ["batch 1/1 run"]
     assert any("2 runs" in log.message for log in seen["logs"])
@@ -176,7 +176,7 @@ def test_runs_builds_and_pulls_read_well_on_the_users_own_prefect_server(
     seen = read_back(prefect_server, "build sc n=2 seed=0")
     assert seen["run"].state.is_completed() and "config_json" not in seen["run"].parameters
     assert seen["run"].parameters["config"]["subset"] == "sc"
-    assert {"surge", "build", "subset:sc", "profile:default"} <= set(seen["run"].tags)
+    assert {"build", "subset:sc", "profile:default"} <= set(seen["run"].tags)
     assert "build sc batch 0" in {t.name for t in seen["tasks"]}
     assert any("2 rows of 2" in log.message for log in seen["logs"])
     assert "surge-build-sc-summary" in {a.key for a in seen["artifacts"]}
