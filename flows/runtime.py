@@ -257,6 +257,8 @@ def prefect_api() -> Iterator[None]:
         api = _local_api[0]
         api.wait_ready(float(os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"]))
         updates[PREFECT_API_URL] = api.url
+    else:
+        check_api(os.environ["PREFECT_API_URL"])
     with temporary_settings(updates):
         try:
             yield
@@ -270,6 +272,23 @@ def send_queued_logs() -> None:
     from prefect.logging.handlers import APILogWorker
 
     APILogWorker.drain_all(timeout=5)
+
+
+def check_api(url: str, timeout_s: float = 10.0) -> None:
+    """The server the environment or the user's profile names must answer: one line with the fix, not an
+    internal error from deep in Prefect's client."""
+    from pipeline.errors import EngineUnavailable
+
+    try:
+        with urllib.request.urlopen(f"{url.rstrip('/')}/health", timeout=timeout_s):
+            return
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "reason", None) or error
+        raise EngineUnavailable(
+            f"Prefect's API at {url} (PREFECT_API_URL) does not answer: {reason}",
+            hint="start it (`prefect server start`), or unset PREFECT_API_URL in the environment and in "
+            "your Prefect profile (`prefect config unset PREFECT_API_URL`) to let surge start its own",
+        ) from None
 
 
 def check_dask_address(address: str, timeout_s: float = 10.0) -> None:

@@ -74,6 +74,19 @@ def test_the_users_profile_names_the_api_although_prefect_home_moves(tmp_path: P
     assert prefect_home == str(tmp_path / ".surge" / "prefect")  # the database stays in the working folder
 
 
+def test_a_server_named_by_prefect_api_url_that_does_not_answer_is_one_line_with_the_fix(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "p.jsonl").write_text('{"language": "python", "source": "print(1)"}\n')
+    env = {**user_env(tmp_path), "PREFECT_API_URL": f"http://127.0.0.1:{free_port()}/api"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "run", "p.jsonl", "--store", "st"],
+        env=env, cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr  # ours, during work: not 70, an internal error
+    assert "does not answer" in done.stderr and "prefect server start" in done.stderr
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
