@@ -288,7 +288,8 @@ def task_run_counts(prefect_home: Path) -> list[int]:
     with sqlite3.connect(prefect_home / "prefect.db") as db:
         return [
             count
-            for (count,) in db.execute("select run_count from task_run where name like 'execute_batch%'")
+            # by the task's key: a task run's name is for people ("batch 3/5 run") and may change
+            for (count,) in db.execute("select run_count from task_run where task_key like 'execute_batch-%'")
         ]
 
 
