@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from flows.naming import job_tags, summary_markdown
-from flows.runtime import flow_log, load_prefect, prefect_api, publish_summary, quiet_engine_logs, task_runner
+from flows.runtime import (
+    FailedWithSummary,
+    flow_log,
+    load_prefect,
+    prefect_api,
+    publish_summary,
+    quiet_engine_logs,
+    summary_of,
+    task_runner,
+)
 
 load_prefect()
 
@@ -30,12 +39,8 @@ from pipeline.store import Store  # noqa: E402
 MAX_CANDIDATES_PER_ROW = 4  # give up on a template set that keeps fewer than one row in four items
 
 
-class BuildFailed(Exception):
+class BuildFailed(FailedWithSummary):
     """Something of ours left items undone: the flow run ends Failed, with the build's summary."""
-
-    def __init__(self, summary: dict[str, Any]) -> None:
-        super().__init__(summary)
-        self.summary = summary
 
     def __str__(self) -> str:
         return f"{self.summary['subset']}: failures of ours: {', '.join(self.summary['ours'])}"
@@ -143,9 +148,4 @@ def run_build(config: BuildConfig, store_root: Path, n: int) -> dict[str, Any]:
     tagged = job_tags("build", subsets=[config.subset], profiles=[config.profile])
     with prefect_api(), quiet_engine_logs(), tags(*tagged):
         state = one_at_a_time(str(store_root), config, n, return_state=True)
-    outcome = state.result(raise_on_failure=False)
-    if isinstance(outcome, BuildFailed):
-        return outcome.summary
-    if isinstance(outcome, BaseException):
-        raise outcome
-    return outcome
+    return summary_of(state)

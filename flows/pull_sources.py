@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from flows.naming import job_tags, named, summary_markdown
-from flows.runtime import flow_log, load_prefect, prefect_api, publish_summary, quiet_engine_logs, task_runner
+from flows.runtime import (
+    FailedWithSummary,
+    flow_log,
+    load_prefect,
+    prefect_api,
+    publish_summary,
+    quiet_engine_logs,
+    summary_of,
+    task_runner,
+)
 
 load_prefect()
 
@@ -27,12 +36,8 @@ from sources.store import write_outcome  # noqa: E402
 QUARANTINE_SHOWN = 20  # per source in the summary; all of them are in the quarantine table
 
 
-class PullFailed(Exception):
+class PullFailed(FailedWithSummary):
     """Some sources failed: the flow run ends Failed, with every source's summary."""
-
-    def __init__(self, summary: dict[str, dict[str, Any]]) -> None:
-        super().__init__(summary)
-        self.summary = summary
 
     def __str__(self) -> str:
         failed = [name for name, result in self.summary.items() if "error" in result]
@@ -108,9 +113,4 @@ def pull_flow(
     # Failed sources reach the user as one line each with their fix, from the CLI, not as tracebacks.
     with prefect_api(), quiet_engine_logs(), tags(*job_tags("pull")):
         state = flow_with_pool(names, str(cache_root), str(store_root), mirrors, commits, return_state=True)
-    outcome = state.result(raise_on_failure=False)
-    if isinstance(outcome, PullFailed):
-        return outcome.summary
-    if isinstance(outcome, BaseException):
-        raise outcome
-    return outcome
+    return summary_of(state)

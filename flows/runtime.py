@@ -380,3 +380,23 @@ def publish_summary(key: str, markdown: str, line: str, link: tuple[str, str] | 
     if link is not None:
         create_link_artifact(link[0], link_text=link[1], key=f"{key}-report")
     flow_log().info(line)
+
+
+class FailedWithSummary(Exception):
+    """Something of ours failed in a flow: the flow run ends Failed (Prefect's UI says so), and the
+    command still prints what was done, from the summary this carries."""
+
+    def __init__(self, summary: Any) -> None:
+        super().__init__(summary)
+        self.summary = summary
+
+
+def summary_of(state: Any) -> Any:
+    """A finished flow run's summary: its result, or the summary its failure of ours carried; any other
+    failure is raised as it was."""
+    outcome = state.result(raise_on_failure=False)
+    if isinstance(outcome, FailedWithSummary):
+        return outcome.summary
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
