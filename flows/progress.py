@@ -16,18 +16,35 @@ import threading
 import time
 from typing import TextIO
 
+import psutil
+
 BAR_CHARS = 24
 LOG_EVERY_S = 10.0
 
 
+def command_started() -> float:
+    """When this command's process started, on the monotonic clock. The head start runs batches before
+    the flow's body, where the line is made, begins: a clock started there read "0 s elapsed, ETA 0 s"
+    with work already done."""
+    age_s = max(0.0, time.time() - psutil.Process().create_time())
+    return time.monotonic() - age_s
+
+
 class Progress:
-    def __init__(self, label: str, total_batches: int, total_runs: int, stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        label: str,
+        total_batches: int,
+        total_runs: int,
+        stream: TextIO | None = None,
+        started: float | None = None,
+    ) -> None:
         self.label = label
         self.total_batches = total_batches
         self.total_runs = total_runs
         self.stream = stream or sys.stderr
-        self.started = time.monotonic()
-        self.last_shown = self.started
+        self.started = command_started() if started is None else started
+        self.last_shown = time.monotonic()
         self.batches = self.runs = self.failed_batches = 0
         self.counted: dict[str, int] = {}  # batch id -> its runs counted as their rows were stored
         self.lock = threading.Lock()  # rows are stored from batch threads, batches end in the flow's

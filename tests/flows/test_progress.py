@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 import pytest
 
@@ -27,3 +28,12 @@ def test_a_log_shows_stored_rows_while_no_batch_has_ended(monkeypatch: pytest.Mo
     clock[0] = LOG_EVERY_S + 1
     progress.rows_stored("long", 2)
     assert "batches 0/1, runs 2/64" in log.getvalue()
+
+
+def test_the_clock_runs_from_the_commands_start_not_the_flows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The head start ran half the batches in the 40 s before the flow's body made the line.
+    monkeypatch.setattr(progress_module.psutil.Process, "create_time", lambda self: time.time() - 40.0)
+    progress = Progress("run", total_batches=2, total_runs=2, stream=io.StringIO())
+    progress.advance(1, batch_id="ran-in-the-head-start")
+    elapsed_s, eta_s = (int(part.split(" s")[0].split()[-1]) for part in progress.line().split(", ")[-2:])
+    assert 39 <= elapsed_s <= 45 and 39 <= eta_s <= 45, progress.line()
