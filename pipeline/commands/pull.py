@@ -11,7 +11,6 @@ from pipeline.errors import ConfigurationError
 
 HELP = "clone or update upstream sources at pinned commits and store their items (table 'items')"
 EXAMPLE = "surge pull mceval --mirror /srv/mirrors/McEval --cache .surge/sources --store .surge/store"
-FAILED_SOURCE_EXIT_CODE = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +81,12 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "sources": results,
         "store": str(args.store),
         "failed": failed,
-        "exit_code": FAILED_SOURCE_EXIT_CODE if failed else 0,
+        # a source that could not be pulled (offline, a bad mirror, LFS pointers) is ours: exit 1, each
+        # with its one line and fix, as the CLI's rule says; the other sources' items are kept
+        "failures": [
+            {"reason": f"{name}: {results[name]['error']}", "fix": results[name].get("hint", "")}
+            for name in failed
+        ],
     }
     summary["_text"] = render(results, args.store)
     return summary
