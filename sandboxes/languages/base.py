@@ -32,6 +32,12 @@ class AcceptedSettings:
     extra_flags: bool = False  # whether extra flags reach the compile command
     relative_sources: bool = False  # whether sources can be named relative to /app (dr's diagnostics)
 
+    @classmethod
+    def native(cls, compilers: tuple[str, ...], standards: tuple[str, ...]) -> AcceptedSettings:
+        """A NativeSpec's: its compile_argv passes any -O level and extra flags, and names sources relative
+        to /app when asked."""
+        return cls(compilers, standards, optimization=True, extra_flags=True, relative_sources=True)
+
     def takes_compiler(self, compiler: str) -> bool:
         return _VERSION_SUFFIX.sub("", compiler) in self.compilers
 

@@ -41,12 +41,6 @@ SPEC = NativeSpec(
     apt_packages={"gcc": "gcc", "clang": "clang"},
     artifacts=("test",),
     link_flags=("-lm",),
-    settings=AcceptedSettings(
-        compilers=("gcc", "clang"),
-        standards=C_STANDARDS,
-        optimization=True,
-        extra_flags=True,
-        relative_sources=True,
-    ),
+    settings=AcceptedSettings.native(compilers=("gcc", "clang"), standards=C_STANDARDS),
     self_test='#include <stdio.h>\nint main(void) { puts("surge self-test"); return 0; }\n',
 )

@@ -36,12 +36,6 @@ SPEC = NativeSpec(
     apt_packages={"g++": "g++", "clang++": "clang", "clang++-14": "clang-14", "clang++-19": "clang-19"},
     artifacts=("test",),
     link_flags=("-lm",),
-    settings=AcceptedSettings(
-        compilers=("g++", "clang++"),
-        standards=CPP_STANDARDS,
-        optimization=True,
-        extra_flags=True,
-        relative_sources=True,
-    ),
+    settings=AcceptedSettings.native(compilers=("g++", "clang++"), standards=CPP_STANDARDS),
     self_test='#include <iostream>\nint main() { std::cout << "surge self-test" << std::endl; }\n',
 )

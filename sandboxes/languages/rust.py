@@ -32,13 +32,7 @@ SPEC = RustSpec(
     std_flag="--edition={}",
     apt_packages={"rustc": "rustc"},
     # editions: 2024 needs rustc 1.85, newer than Debian 12's
-    settings=AcceptedSettings(
-        compilers=("rustc",),
-        standards=("2015", "2018", "2021"),
-        optimization=True,
-        extra_flags=True,
-        relative_sources=True,
-    ),
+    settings=AcceptedSettings.native(compilers=("rustc",), standards=("2015", "2018", "2021")),
     artifacts=("test",),
     self_test='fn main() { println!("surge self-test"); }\n',
 )
