@@ -340,7 +340,7 @@ class DockerLauncher:
     def __init__(
         self, cache_dir: Path | str | None = None, recycle_after: int = RECYCLE_AFTER_PROGRAMS
     ) -> None:
-        self.cache_root = Path(cache_dir or os.environ.get("SURGE_COMPILE_CACHE") or ".surge/cache/compile")
+        self.cache_root = CompileCache(cache_dir).root  # its default and SURGE_COMPILE_CACHE, as bwrap's
         self.client = connect()  # the engine first: without it nothing else matters
         try:
             self.helper = static_spawn_helper(self.cache_root)
