@@ -2,21 +2,8 @@ from pipeline.records import Language
 from sandboxes.languages.base import AcceptedSettings, NativeSpec
 
 # The -std values gcc 12, clang 14 and clang 19 all take (c23 only from gcc 14 and clang 18).
-C_STANDARDS = (
-    "c89",
-    "c90",
-    "c99",
-    "c11",
-    "c17",
-    "c18",
-    "c2x",
-    "gnu89",
-    "gnu90",
-    "gnu99",
-    "gnu11",
-    "gnu17",
-    "gnu18",
-    "gnu2x",
+C_STANDARDS = tuple(
+    f"{dialect}{year}" for dialect in ("c", "gnu") for year in ("89", "90", "99", "11", "17", "18", "2x")
 )
 
 # -lm: C programs calling sqrt() need libm on glibc; SURGE's C labels never show a libm link error.
