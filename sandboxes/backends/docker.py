@@ -176,7 +176,7 @@ def host_config(api: Any, shape: ContainerShape, helper: Path) -> Any:
         pids_limit=shape.pids,
         mem_limit=f"{shape.memory_mib}m",
         memswap_limit=f"{shape.memory_mib}m",  # no swap: memory limits mean memory
-        init=True,  # docker-init is PID 1: it reaps orphans, and the runner's kill(-1) cannot reach it
+        init=True,  # docker-init is PID 1: it reaps orphans, and killing the programs' uid cannot reach it
         ipc_mode="private",
         auto_remove=True,  # ... and the container goes with it: no leftovers from a killed pipeline
     )
