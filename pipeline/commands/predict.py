@@ -9,8 +9,9 @@ from typing import Any
 from pipeline.commands.common import positive_int, workers_count
 from pipeline.errors import ConfigurationError, InputError
 from pipeline.scoring.predict import PROMPT_FIELDS, Budget, RunTotals, finished_ids, parse_budget, predict
+from pipeline.scoring.predictions import read_dataset
 from pipeline.subsets import REGISTRY
-from sources.surge_release import ReleasedRecord, load_release
+from sources.surge_release import ReleasedRecord
 
 HELP = "ask an OpenAI-compatible model each record's SURGE prompt and write predictions for `surge score`"
 EXAMPLE = (
@@ -102,11 +103,7 @@ def writable(path: Path) -> None:
 
 
 def dataset_records(path: Path, subsets: set[str] | None) -> list[ReleasedRecord]:
-    records, bad = load_release(path, subsets)
-    if bad:
-        raise InputError(
-            f"{path}: {len(bad)} malformed records, e.g. {bad[0].reason}", hint="fix the dataset"
-        )
+    records = read_dataset(path, subsets)
     if not records:
         raise InputError(
             f"{path} holds no records{' of ' + ', '.join(sorted(subsets)) if subsets else ''}",

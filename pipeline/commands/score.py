@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import ConfigurationError, InputError
-from pipeline.scoring.predictions import DatasetScore, read_predictions, score_records
-from sources.surge_release import load_release
+from pipeline.scoring.predictions import DatasetScore, read_dataset, read_predictions, score_records
 
 HELP = "score model predictions against an exported or released SURGE dataset with SURGE's own metrics"
 EXAMPLE = (
@@ -48,11 +47,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     results: list[DatasetScore] = []
     labels = []
     for path in args.dataset:
-        records, bad = load_release(path)
-        if bad:
-            raise InputError(
-                f"{path}: {len(bad)} malformed records, e.g. {bad[0].reason}", hint="fix the dataset"
-            )
+        records = read_dataset(path)
         labels.append({(r.subset, r.index): r.gt for r in records})
         results.append(score_records(records, predictions, args.missing_as_zero))
     if not any(result.scored for result in results):

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pipeline.errors import InputError
 from pipeline.scoring.surge_eval import score_prediction
 from pipeline.subsets import REGISTRY
+from sources.surge_release import ReleasedRecord, load_release
 
 HINT = 'write one {"subset": "ml", "index": 0, "prediction": "..."} per line'
 UNMATCHED_SHOWN = 5  # unmatched keys named in the summary; the count covers all
@@ -92,6 +93,17 @@ def read_predictions(path: Path) -> list[Prediction]:
         raise InputError(f"{path} holds no predictions", hint=HINT)
     refuse_duplicates(predictions, path)
     return predictions
+
+
+def read_dataset(path: Path, subsets: set[str] | None = None) -> list[ReleasedRecord]:
+    """The records of a dataset/ folder or <subset>.json that `surge predict` asks and `surge score` scores;
+    InputError if any is malformed (a prediction for it could be neither asked nor scored)."""
+    records, bad = load_release(path, subsets)
+    if bad:
+        raise InputError(
+            f"{path}: {len(bad)} malformed records, e.g. {bad[0].reason}", hint="fix the dataset"
+        )
+    return records
 
 
 def decode(data: bytes, path: Path) -> str:
