@@ -84,7 +84,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     if args.limit is not None:
         todo = todo[: args.limit]
     with LLMClient(settings) as client:
-        totals = predict(client, todo, args.prompt, args.output, budget, settings.concurrency)
+        totals = predict(client, todo, args.prompt, args.output, budget)
     return summary_of(args, settings.model, len(records), len(done), len(todo), totals)
 
 

@@ -181,10 +181,11 @@ def predict(
     variant: PromptVariant,
     output: Path,
     budget: Budget,
-    concurrency: int,
 ) -> RunTotals:
-    """Ask each record not yet in ``output``, at most ``concurrency`` at once, appending each answer as it
-    comes; stop asking at the budget or at the first failure of the endpoint (answers in flight are kept)."""
+    """Ask each record not yet in ``output``, as many at once as the client lets in flight, appending each
+    answer as it comes; stop asking at the budget or at the first failure of the endpoint (answers in flight
+    are kept)."""
+    concurrency = client.settings.concurrency
     totals = RunTotals()
     pending: Iterator[ReleasedRecord] = iter(records)
     output.parent.mkdir(parents=True, exist_ok=True)
