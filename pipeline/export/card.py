@@ -66,7 +66,7 @@ def provenance(rows: Sequence[DatasetRow]) -> list[str]:
     lines = ["| subset | construction | labels | upstream | commit | licence |", "|---|---|---|---|---|---|"]
     seen = sorted(
         {
-            (r.subset, r.construction, r.label_origin, r.upstream.repo, r.upstream.commit, r.upstream.licence)
+            (r.subset, r.construction, r.label_origin, r.upstream.repo, r.upstream.commit, row_licence(r))
             for r in rows
         },
         key=lambda t: (list(REGISTRY).index(t[0]) if t[0] in REGISTRY else 99, t[1:]),

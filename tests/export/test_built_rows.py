@@ -64,3 +64,14 @@ def test_a_built_row_missing_a_prompt_fact_fails_with_the_fix(tmp_path: Path) ->
     write_rows(Store(tmp_path / "store"), [sc])
     code = main(["export", str(tmp_path / "store"), str(tmp_path / "out")])
     assert code != 0 and not (tmp_path / "out" / "dataset" / "sc.json").exists()
+
+
+def test_the_provenance_table_names_the_licence_the_licence_table_names() -> None:
+    # rows of our own templates record "project": both tables say the licence it stands for, MIT
+    upstream = ROWS[0].upstream.model_copy(update={"licence": "project"})
+    card = render_card(
+        [row.model_copy(update={"upstream": upstream}) for row in ROWS], faithful=False, seed=3
+    )
+    provenance = card.split("## Provenance", 1)[1].split("## Labels", 1)[0]
+    assert "| project |" not in card and provenance.count(" | MIT |") == 8  # one line per subset
+    assert "| https://github.com/Imbernoulli/SURGE | MIT | 24 |" in card
