@@ -57,6 +57,12 @@ class ReleasedRecord(Frozen):
         return content_id("surge-released", self.subset, self.question, self.gt, self.custom_features)
 
     @property
+    def item_id(self) -> str:
+        """What a model is asked, never what it is scored against: predictions keyed by it match the same
+        item in a dataset whose labels (or re-measured features, tc's time) were corrected."""
+        return content_id("surge-item", self.subset, self.question)
+
+    @property
     def category_matches_subset(self) -> bool:
         return self.category == SUBSET_CATEGORIES.get(self.subset)
 

@@ -80,7 +80,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     records = dataset_records(args.dataset, set(args.subset) if args.subset else None)
     writable(args.output)
     done = finished_ids(args.output, settings.model, args.prompt)
-    todo = [record for record in records if record.record_id not in done]
+    todo = [record for record in records if record.item_id not in done]
     if args.limit is not None:
         todo = todo[: args.limit]
     with LLMClient(settings) as client:

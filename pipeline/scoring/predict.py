@@ -6,8 +6,9 @@ added, so a prediction is comparable with the paper's.
 
 The output is append-only JSONL, one line per item, written and fsync'd as each answer arrives: a kill loses
 at most the answers in flight, and a rerun skips the item ids already in the file (a half-written last line,
-the trace of a kill, is cut off first). The item id is ``ReleasedRecord.record_id``, a hash of the record's
-subset, question, label and features: it survives a reordered or regrown dataset, where a position would not.
+the trace of a kill, is cut off first). The item id is ``ReleasedRecord.item_id``, a hash of the record's
+subset and question, what the model is asked: it survives a reordered or regrown dataset, where a position
+would not, and a corrected label, which a hash of the label would not.
 ``surge score`` reads these lines as they are (the raw answer is ``prediction``; score extracts the answer
 itself, as SURGE's eval/main.py does).
 """
@@ -70,7 +71,7 @@ def parse_budget(text: str) -> Budget:
 class PredictionLine(BaseModel):
     """One line of the predictions file; ``surge score`` reads subset, index, item_id and prediction."""
 
-    item_id: str = Field(description="the record's content id: stable across reorderings of the dataset")
+    item_id: str = Field(description="a hash of what the model is asked: survives reordering and corrections")
     subset: str
     index: int = Field(description="position in dataset/<subset>.json when asked")
     model: str
@@ -159,7 +160,7 @@ def ask(client: LLMClient, record: ReleasedRecord, variant: PromptVariant) -> Pr
     reply = client.chat(messages)
     latency_s = time.monotonic() - started
     return PredictionLine(
-        item_id=record.record_id,
+        item_id=record.item_id,
         subset=record.subset,
         index=record.index,
         model=client.settings.model,

@@ -2,8 +2,9 @@
 
 A prediction is ``{"subset": "ml", "index": 0, "prediction": "..."}``: one per line (JSONL) or the elements
 of one JSON list, keyed by (subset, index), index being the record's position in ``dataset/<subset>.json``,
-or by ``item_id``, the record's content id (``ReleasedRecord.record_id``, as `surge predict` writes it),
-which still names the same record when the dataset is reordered or grows; other keys are ignored.
+or by ``item_id``, a hash of what the model is asked (``ReleasedRecord.item_id``, as `surge predict` writes
+it), which still names the same record when the dataset is reordered, grows or has its labels corrected;
+other keys are ignored.
 What is ambiguous is refused with its line (JSONL) or element (a list), never guessed: an index that is not a
 plain whole number (``1.5``, ``"1"``, ``true`` once all became 1), a reply that is not text, an unknown
 subset, the same item twice (the last one once won silently), a line nested too deeply to parse.
@@ -186,13 +187,11 @@ def score_records(
     records: Sequence[Any], predictions: Sequence[Prediction], missing_as_zero: bool = False
 ) -> DatasetScore:
     """Score each record that has a prediction (and, under ``missing_as_zero``, each that has none as 0);
-    ``records`` are ReleasedRecords (subset, index, record_id, gt, custom_features); a prediction naming an
+    ``records`` are ReleasedRecords (subset, index, item_id, gt, custom_features); a prediction naming an
     item_id is matched by it, whatever its index says, one naming only an index by (subset, index)."""
     by_id = {p.item_id: p for p in predictions if p.item_id is not None}
     by_index = {(p.subset, p.index): p for p in predictions if p.item_id is None}
-    chosen = [
-        by_id.get(record.record_id) or by_index.get((record.subset, record.index)) for record in records
-    ]
+    chosen = [by_id.get(record.item_id) or by_index.get((record.subset, record.index)) for record in records]
     items = [scored_item(record, prediction) for record, prediction in zip(records, chosen, strict=True)]
     used = {id(prediction) for prediction in chosen if prediction is not None}
     unmatched = [p for p in predictions if id(p) not in used]

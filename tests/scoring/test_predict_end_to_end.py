@@ -122,7 +122,7 @@ def test_predictions_score_under_surges_metric(
     ]
     written = {line["index"]: line for line in lines(output)}
     assert sorted(written) == [0, 1, 2]
-    assert written[0]["item_id"] == first.record_id and written[0]["extracted"] == first.gt
+    assert written[0]["item_id"] == first.item_id and written[0]["extracted"] == first.gt
     assert (written[0]["prompt_tokens"], written[0]["completion_tokens"]) == TOKENS_PER_ANSWER
     assert written[0]["model"] == "stand-in" and written[0]["prompt"] == "cot"
     assert ml_mean(capsys, output, dataset) == pytest.approx(2 / 3, abs=1e-6)
@@ -141,6 +141,27 @@ def test_item_ids_keep_scoring_right_when_the_dataset_is_reordered(
     released = json.loads(RELEASED_ML.read_text(encoding="utf-8"))
     (shuffled / "ml.json").write_text(json.dumps(released[::-1]), encoding="utf-8")
     assert ml_mean(capsys, output, shuffled) == pytest.approx(2 / 3, abs=1e-6)
+
+
+def test_item_ids_match_the_same_items_in_a_dataset_with_a_corrected_label(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "predictions.jsonl"
+    with StandIn(two_right_one_wrong(dataset)) as server:
+        assert predict(dataset, server, output) == 0
+    # Item 0 was answered right; its label "corrected" makes that answer wrong: 2/3 -> 1/3, every item
+    # matched (an item id that hashed the label matched nothing and scored 2 of 2).
+    corrected = tmp_path / "corrected"
+    corrected.mkdir()
+    released = json.loads(RELEASED_ML.read_text(encoding="utf-8"))
+    released[0]["gt"] = released[0]["gt"] + " (corrected)"
+    (corrected / "ml.json").write_text(json.dumps(released), encoding="utf-8")
+    capsys.readouterr()
+    argv = ["score", str(output), "--dataset", str(dataset), "--dataset", str(corrected), "--json"]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["coverage"][str(corrected)]["missing"] == 0
+    assert float(summary["datasets"][str(corrected)]["ml"]["mean"]) == pytest.approx(1 / 3, abs=1e-6)
 
 
 def test_a_rerun_after_kill_9_asks_no_finished_item_again(dataset: Path, tmp_path: Path) -> None:
