@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
-from pipeline.build.failures import OurFailure
+from pipeline.build.failures import Built
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref
@@ -24,7 +24,7 @@ LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=20.0))
 
 def build_differential(
     store: Store, config: BuildConfig, items: list[BuildItem], profiles: tuple[str, ...]
-) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
+) -> Built:
     chosen = [get_profile(name) for name in profiles]
     requests = [
         RunRequest(program=item.program(), profile=profile, limits=LIMITS, repeats=2)
@@ -34,20 +34,13 @@ def build_differential(
     # Profiles with images run on Docker (pipeline/audit/profiles.py says the same for the audit).
     backend = "docker" if any(p.image for p in chosen) else config.backend
     results = execute(store, requests, backend, config.unsafe, config.workers) if requests else []
-    outcomes: list[BuildOutcome] = []
-    rows: list[DatasetRow] = []
-    ours: list[OurFailure] = []
-    for position, item in enumerate(items):
-        runs = dict(
-            zip(profiles, results[position * len(profiles) : (position + 1) * len(profiles)], strict=True)
-        )
-        if failure := failures.of_runs_failure(list(runs.values()), item.index):
-            ours.append(failure)  # e.g. an image not built: the item waits for it, nothing recorded
-            continue
-        outcome, made = judge(config, item, runs)
-        outcomes.append(outcome)
-        rows += made
-    return outcomes, rows, ours
+    width = len(profiles)
+    per_item = [
+        dict(zip(profiles, results[position * width : (position + 1) * width], strict=True))
+        for position in range(len(items))
+    ]
+    # e.g. an image not built: the item waits for it, nothing recorded
+    return failures.judge_each(items, per_item, lambda item, runs: judge(config, item, runs))
 
 
 def environment(run: RunResult) -> str:

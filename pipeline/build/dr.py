@@ -13,7 +13,7 @@ from itertools import product
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
-from pipeline.build.failures import OurFailure
+from pipeline.build.failures import Built
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref
@@ -59,9 +59,7 @@ def dependencies(labels: dict[str, str]) -> list[bool]:
     return found
 
 
-def build_snippets(
-    store: Store, config: BuildConfig, items: list[BuildItem]
-) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
+def build_snippets(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """(outcomes, candidate rows, failures of ours) for one batch of dr snippets, in two waves."""
     profile = get_profile(config.profile if config.profile != "default" else DR_PROFILE)
     probes = _run(store, config, profile, items, PROBE_KEYS)
@@ -73,18 +71,15 @@ def build_snippets(
     ]
     rest = tuple(key for key in KEYS if key not in PROBE_KEYS)
     remaining = _run(store, config, profile, [items[i] for i in stable], rest)
-    outcomes: list[BuildOutcome] = []
-    rows: list[DatasetRow] = []
-    ours: list[OurFailure] = []
-    for position, item in enumerate(items):
-        runs = probes[position] | (remaining[stable.index(position)] if position in stable else {})
-        if failure := failures.of_runs_failure(list(runs.values()), item.index):
-            ours.append(failure)
-            continue
-        outcome, made = judge(config, item, {key: runs[key] for key in KEYS if key in runs})
-        outcomes.append(outcome)
-        rows += made
-    return outcomes, rows, ours
+    per_item = [
+        probes[position] | (remaining[stable.index(position)] if position in stable else {})
+        for position in range(len(items))
+    ]
+    return failures.judge_each(
+        items,
+        per_item,
+        lambda item, runs: judge(config, item, {key: runs[key] for key in KEYS if key in runs}),
+    )
 
 
 def _run(

@@ -18,8 +18,12 @@ help. Setting an endpoint builds the skipped items.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
+from typing import TypeVar
 
+from pipeline.build.records import BuildItem, BuildOutcome
+from pipeline.dataset import DatasetRow
 from pipeline.records import Frozen, RunResult, Verdict
 
 DOCTOR = "`surge doctor` lists what this machine has"
@@ -51,6 +55,9 @@ class OurFailure(Frozen):
     detail: str = ""
 
 
+# What a build step gives back for one batch: outcomes, candidate rows, failures of ours.
+Built = tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]
+
 RUN_KINDS = {Verdict.TOOLCHAIN_MISSING: Ours.TOOLCHAIN_MISSING, Verdict.SANDBOX_ERROR: Ours.SANDBOX_ERROR}
 
 
@@ -77,6 +84,29 @@ def run_detail(runs: list[RunResult]) -> str:
 def of_runs_failure(runs: list[RunResult], index: int) -> OurFailure | None:
     kind = of_runs(runs)
     return None if kind is None else OurFailure(kind=kind, index=index, detail=run_detail(runs))
+
+
+Runs = TypeVar("Runs", list[RunResult], dict[str, RunResult])
+
+
+def judge_each(
+    items: list[BuildItem],
+    runs_per_item: list[Runs],
+    judge: Callable[[BuildItem, Runs], tuple[BuildOutcome, list[DatasetRow]]],
+) -> Built:
+    """Each item judged on its runs (a list, or a dict by setting or profile), unless one of them failed
+    on our side: then the item gets no outcome, only its failure of ours."""
+    outcomes: list[BuildOutcome] = []
+    rows: list[DatasetRow] = []
+    ours: list[OurFailure] = []
+    for item, runs in zip(items, runs_per_item, strict=True):
+        if failure := of_runs_failure(list(runs.values()) if isinstance(runs, dict) else runs, item.index):
+            ours.append(failure)
+            continue
+        outcome, made = judge(item, runs)
+        outcomes.append(outcome)
+        rows += made
+    return outcomes, rows, ours
 
 
 # The repair loop (pipeline/refactor/loop.py) ends an item's refactor with one of these when the endpoint

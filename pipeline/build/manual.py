@@ -13,7 +13,7 @@ import statistics
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
-from pipeline.build.failures import OurFailure
+from pipeline.build.failures import Built
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref, script_question
 from pipeline.dataset import DatasetRow
@@ -43,9 +43,7 @@ def cpu_s(run: RunResult) -> float:
     return 0.0 if phase is None else phase.cpu_user_s + phase.cpu_sys_s
 
 
-def build_scripts(
-    store: Store, config: BuildConfig, items: list[BuildItem]
-) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
+def build_scripts(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """(outcomes, candidate rows, failures of ours) for one batch of sc/tc items."""
     profile = get_profile(config.profile)
     copies = config.repeats if config.subset == "tc" else 1
@@ -56,18 +54,8 @@ def build_scripts(
         for _ in range(copies)
     ]
     results = execute(store, requests, config.backend, config.unsafe, config.workers, reuse=copies == 1)
-    outcomes: list[BuildOutcome] = []
-    rows: list[DatasetRow] = []
-    ours: list[OurFailure] = []
-    for position, item in enumerate(items):
-        runs = results[position * copies : (position + 1) * copies]
-        if failure := failures.of_runs_failure(runs, item.index):
-            ours.append(failure)
-            continue
-        outcome, made = judge(config, item, runs)
-        outcomes.append(outcome)
-        rows += made
-    return outcomes, rows, ours
+    per_item = [results[position * copies : (position + 1) * copies] for position in range(len(items))]
+    return failures.judge_each(items, per_item, lambda item, runs: judge(config, item, runs))
 
 
 def judge(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
-from pipeline.build.failures import OurFailure
+from pipeline.build.failures import Built, OurFailure
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref, upstream_of
@@ -89,9 +89,7 @@ def propose(client: LLMClient, item: SourceItem) -> tuple[str | None, str]:
     return (text, "") if text else (None, "statement changed: the proof does not state the theorem verbatim")
 
 
-def build_proofs(
-    store: Store, config: BuildConfig, items: list[BuildItem]
-) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
+def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """Propose, check and label one batch of statements."""
     from pipeline.build.refactor import llm_settings
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
-from pipeline.build.failures import OurFailure
+from pipeline.build.failures import Built, OurFailure
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref, upstream_of
@@ -86,9 +86,7 @@ def refactor_items(store: Store, config: BuildConfig, items: list[SourceItem]) -
     return recorded
 
 
-def build_refactored(
-    store: Store, config: BuildConfig, items: list[BuildItem]
-) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
+def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     sources = {item.item_id: SourceItem.model_validate_json(item.source_item_json) for item in items}
     recorded = refactor_items(store, config, list(sources.values()))
     queue = ReviewQueue(queue_of(store.root))

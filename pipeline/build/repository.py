@@ -19,7 +19,7 @@ from pydantic import Field
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
-from pipeline.build.failures import OurFailure, Ours
+from pipeline.build.failures import Built, OurFailure, Ours
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref
@@ -102,9 +102,7 @@ def question(files: list[ProgramFile], input_path: str) -> str:
     return text
 
 
-def build_repositories(
-    store: Store, config: BuildConfig, items: list[BuildItem]
-) -> tuple[list[BuildOutcome], list[DatasetRow], list[OurFailure]]:
+def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     outcomes: list[BuildOutcome] = []
     rows: list[DatasetRow] = []
     ours: list[OurFailure] = []
