@@ -33,7 +33,6 @@ from pipeline.records import LabelProtocol, Program, ProgramFile, RunResult, Sou
 from pipeline.refactor.outcome import Outcome, RunSummary
 
 QUEUE_FILE = "review.db"
-DEFAULT_DB = Path(".surge/store") / QUEUE_FILE  # the queue of the default store (`--store .surge/store`)
 
 
 def queue_of(store_root: Path) -> Path:
@@ -182,7 +181,7 @@ def now() -> str:
 
 
 class ReviewQueue:
-    def __init__(self, path: Path | str = DEFAULT_DB) -> None:
+    def __init__(self, path: Path | str) -> None:  # a store's: queue_of(store_root)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._db() as db:
