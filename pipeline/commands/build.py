@@ -105,17 +105,11 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
 
         check_available({backend})  # no sandbox at all: refused before any item is tried
     built: dict[str, Any] = {}
-    not_built: dict[str, str] = {}
-    not_built_fixes: list[dict[str, str]] = []  # a subset we cannot build here is ours: exit 1, its fix
+    cannot: dict[str, tuple[str, str]] = {}  # a subset we cannot build here is ours: exit 1, its fix
     for name in names:
         spec = REGISTRY[name]
-        if name not in BUILDABLE and spec.build_batch is None:
-            not_built[name] = f"construction method {spec.construction.value} is not wired for {name} yet"
-            not_built_fixes.append(_not_built(name, not_built[name], NO_BUILDER_FIX))
-            continue
-        if why := _missing_checker(spec):
-            not_built[name] = why
-            not_built_fixes.append(_not_built(name, why, NO_CHECKER_FIX))
+        if why_and_fix := _unbuildable(name, spec):
+            cannot[name] = why_and_fix
             continue
         n = args.n if args.n is not None else spec.release_size
         config = BuildConfig(
@@ -133,20 +127,21 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             auto_approve=args.auto_approve,
         )
         built[name] = run_build(config, args.store, n) | {"batch_size": config.batch_size}
+    unbuilt = [{"reason": f"{name}: not built: {why}", "fix": fix} for name, (why, fix) in cannot.items()]
     found = [_failures(name, result) for name, result in built.items()]
     short = [name for name, result in built.items() if result["rows"] < result["n"]]
     recorded = _recorded_subsets(list(built))
     lines = [_recorded_notice(recorded)] if recorded else []
     lines += [_line(name, result) for name, result in built.items()]
-    lines += [f"{name}: not built: {reason}" for name, reason in not_built.items()]
+    lines += [failure["reason"] for failure in unbuilt]
     exit_code = SHORT_EXIT_CODE if short else 0  # not built, or any failure of ours: the CLI exits 1
     return {
         "built": built,
         "recorded_llm": recorded,
-        "not_built": not_built,
+        "not_built": {name: why for name, (why, _) in cannot.items()},
         "short": short,
         "store": str(args.store),
-        "failures": not_built_fixes + [failure for group in found for failure in group],
+        "failures": unbuilt + [failure for group in found for failure in group],
         "exit_code": exit_code,
         "_text": "\n".join(lines),
     }
@@ -165,8 +160,13 @@ NO_BUILDER_FIX = "leave the subset out, or give its spec a build_batch (docs/bui
 NO_CHECKER_FIX = "leave fl out, or set up a Lean checker (surge doctor; docs/lean.md)"
 
 
-def _not_built(name: str, why: str, fix: str) -> dict[str, str]:
-    return {"reason": f"{name}: not built: {why}", "fix": fix}
+def _unbuildable(name: str, spec: Any) -> tuple[str, str] | None:
+    """(why, how to fix it) when this machine or this version cannot build the subset at all."""
+    if name not in BUILDABLE and spec.build_batch is None:
+        return f"construction method {spec.construction.value} is not wired for {name} yet", NO_BUILDER_FIX
+    if why := _missing_checker(spec):
+        return why, NO_CHECKER_FIX
+    return None
 
 
 def _missing_checker(spec: Any) -> str:
