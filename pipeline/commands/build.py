@@ -215,17 +215,20 @@ def _line(name: str, result: dict[str, Any]) -> str:
         text += f"; dropped: {reasons}"
     if result.get("awaiting_review"):
         text += f"; {result['awaiting_review']} awaiting review (surge review list --db <store>/review.db)"
-    skipped = result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}", 0)
-    if skipped and result["rows"] >= result["n"]:  # short of --n, it is a failure, printed as one
+    if _skipped(result) and result["rows"] >= result["n"]:  # short of --n, it is a failure, printed as one
         text += f"; {_recorded_reason(result)}"  # how to set an endpoint: the notice above, once
     if result["rows"] < result["n"]:
         text += f"\n{name}: built {result['rows']} of {result['n']} rows: {_shortfall(result)}"
     return text
 
 
+def _skipped(result: dict[str, Any]) -> int:
+    """Items the recorded responses had no answer for (no endpoint set)."""
+    return int(result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}", 0))
+
+
 def _recorded_reason(result: dict[str, Any]) -> str:
-    skipped = result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}", 0)
-    return failures.recorded_reason(skipped, result["planned_items"])
+    return failures.recorded_reason(_skipped(result), result["planned_items"])
 
 
 def _shortfall(result: dict[str, Any]) -> str:
@@ -236,7 +239,7 @@ def _shortfall(result: dict[str, Any]) -> str:
     if transient:
         return "a failure of ours stopped it (below); run again once fixed"
     why = []
-    if result["ours"].get(f"ours:{Ours.NO_RECORDED_RESPONSE}"):
+    if _skipped(result):
         why.append(_recorded_reason(result))
     if result["ran_out"]:
         why.append(f"there are only {result['planned_items']} items to build from")
