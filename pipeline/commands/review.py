@@ -199,7 +199,7 @@ def _edit_in_editor(text: str, suffix: str) -> str:
 
 def _serve(queue: Any, args: argparse.Namespace, reviewer: str) -> dict[str, Any]:
     from pipeline.review.runner import sandbox_runner
-    from pipeline.review.server import is_loopback, make_server
+    from pipeline.review.server import is_loopback, make_server, url_host
 
     token = args.token or (None if is_loopback(args.host) else secrets.token_urlsafe(TOKEN_BYTES))
     runner = sandbox_runner(args.backend, args.unsafe)
@@ -212,8 +212,7 @@ def _serve(queue: Any, args: argparse.Namespace, reviewer: str) -> dict[str, Any
             file=sys.stderr,
             flush=True,
         )
-    shown = f"[{args.host}]" if ":" in args.host else args.host
-    address = f"http://{shown}:{server.server_port}/" + (f"?token={token}" if token else "")
+    address = f"http://{url_host(args.host)}:{server.server_port}/" + (f"?token={token}" if token else "")
     print(f"review page: {address}  (Ctrl-C to stop)", flush=True)
     try:
         server.serve_forever()

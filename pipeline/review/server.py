@@ -54,6 +54,12 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def url_host(host: str) -> str:
+    """The bind address as a URL, and so a Host header, names it: an IPv6 address in brackets, once."""
+    bare = host.strip("[]")
+    return f"[{bare}]" if ":" in bare else bare
+
+
 @dataclass(frozen=True)
 class Access:
     """Who may talk to the page: the Host values accepted (empty: any, a token guards instead) and the token
@@ -72,9 +78,11 @@ class Access:
                     hint="pass a token (surge review serve generates one), or bind 127.0.0.1",
                 )
             return cls(hosts=frozenset(), token=token, port=port)
-        names = {f"{name}:{port}" for name in LOOPBACK_NAMES}
+        # the address bound counts too: 127.0.0.2 is loopback, and the printed address names it
+        loopback = {*LOOPBACK_NAMES, url_host(host).lower()}
+        names = {f"{name}:{port}" for name in loopback}
         if port == HTTP_DEFAULT_PORT:  # a browser leaves the default port out of Host
-            names |= set(LOOPBACK_NAMES)
+            names |= loopback
         return cls(hosts=frozenset(names), token=token, port=port)
 
     def refusal(self, headers: Any, query: dict[str, list[str]]) -> tuple[int, str] | None:

@@ -22,7 +22,7 @@ import pytest
 from pipeline.errors import ConfigurationError
 from pipeline.records import EnvironmentProfile
 from pipeline.refactor.execute import Executor
-from pipeline.review.server import make_server
+from pipeline.review.server import Access, make_server, url_host
 from tests.refactor.fake_backend import FakePythonBackend
 from tests.refactor.helpers import FAST_LIMITS
 from tests.review.helpers import filled_queue
@@ -101,6 +101,16 @@ def test_a_forged_host_can_neither_read_nor_decide_while_loopback_names_can(loop
     same_site = {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"}
     assert request(port, "POST", approve, same_site, {}).status == 200
     assert state(port, items[0].item_id) == "approved"
+
+
+@pytest.mark.parametrize("bound", ["127.0.0.2", "0:0:0:0:0:0:0:1", "[::1]"])
+def test_a_loopback_bind_answers_to_the_address_it_prints(bound: str) -> None:
+    """Any loopback address may be bound (127.0.0.2 is one); the printed address names it, in brackets
+    once for IPv6, and that Host is not refused (it was: only 127.0.0.1, localhost and [::1] were)."""
+    printed = url_host(bound)
+    assert printed.count("[") == (1 if ":" in bound else 0)
+    assert Access.for_bind(bound, 8765, None).refusal({"Host": f"{printed}:8765"}, {}) is None
+    assert Access.for_bind(bound, 8765, None).refusal({"Host": "evil.example:8765"}, {}) is not None
 
 
 def test_another_sites_origin_is_refused_even_with_a_loopback_host(loopback: tuple) -> None:
