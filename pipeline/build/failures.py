@@ -117,14 +117,16 @@ REFACTOR_PREFIXES = {"llm_error": Ours.ENDPOINT_ERROR, "sandbox": Ours.SANDBOX_E
 def of_refactor(failure: str, recorded: bool) -> Ours | None:
     """Ours if a refactor ended because the endpoint or the sandbox failed, not the model's answers."""
     kind = next((k for prefix, k in REFACTOR_PREFIXES.items() if failure.startswith(f"{prefix}:")), None)
-    if kind is Ours.ENDPOINT_ERROR and recorded:
-        return Ours.NO_RECORDED_RESPONSE  # the stand-in answers 404 to what it has no recording for
+    if kind is Ours.ENDPOINT_ERROR:
+        return of_llm_error(recorded)
     if kind is Ours.SANDBOX_ERROR and f"({Verdict.TOOLCHAIN_MISSING.value})" in failure:
         return Ours.TOOLCHAIN_MISSING
     return kind
 
 
 def of_llm_error(recorded: bool) -> Ours:
+    """An LLM request that failed: with no endpoint set, the recorded stand-in answers 404 to what it has
+    no recording for."""
     return Ours.NO_RECORDED_RESPONSE if recorded else Ours.ENDPOINT_ERROR
 
 
