@@ -33,6 +33,7 @@ from pipeline.records import (
     ProgramFile,
     QuarantinedRecord,
     RunRequest,
+    lone_surrogate,
 )
 from sandboxes.languages import parse_language, program_setting_refusal
 
@@ -102,16 +103,16 @@ def json_object(raw: bytes) -> dict[str, Any]:
     """The line's JSON object, whose every string is Unicode text (ids, files and Parquet need UTF-8)."""
     try:
         data = json.loads(raw.decode("utf-8"))
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
+        surrogate = lone_surrogate(data)
     except UnicodeDecodeError as error:
         raise ValueError(f"line is not UTF-8 ({error.reason} at byte {error.start})") from None
-    except UnicodeEncodeError as error:
-        raise ValueError(f"line holds a lone surrogate escape such as \\ud800 ({error.reason})") from None
     except json.JSONDecodeError as error:
         raise ValueError(f"not valid JSON: {error.msg} at column {error.colno}") from None
     except RecursionError:
         # Python's JSON reader recurses once per level; a program line is a flat object.
         raise ValueError("JSON nested too deeply to read (a program line is a flat object)") from None
+    if surrogate:
+        raise ValueError(f"line holds {surrogate}")
     if not isinstance(data, dict):
         raise ValueError(f"a program line must be a JSON object, not {type(data).__name__}")
     return data

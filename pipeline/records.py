@@ -178,6 +178,17 @@ def unicode_text(text: str, what: str) -> str:
     return text
 
 
+def lone_surrogate(value: Any) -> str:
+    """Why the JSON value ``value`` is not Unicode text ('' when it is): JSON's "\\ud800" escape decodes
+    to a lone surrogate, which has no UTF-8 form, so an id or Parquet row made of it would fail long after
+    the input was read."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"a lone surrogate escape such as \\ud800 ({error.reason})"
+    return ""
+
+
 class ProgramFile(Frozen):
     path: str = Field(description="relative path under /app, e.g. 'Main.java' or 'src/lib.rs'")
     content: str

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field, computed_field
 
-from pipeline.records import Frozen, Language, QuarantinedRecord, SourceItem, content_id
+from pipeline.records import Frozen, Language, QuarantinedRecord, SourceItem, content_id, lone_surrogate
 
 Loaded = SourceItem | QuarantinedRecord
 Reader = Callable[[Path, str], Iterator[Loaded]]
@@ -160,20 +160,9 @@ def checked_object(
     missing = missing_fields(value, required)
     if missing:
         return quarantine(source, where, f"missing fields: {', '.join(missing)}", raw_json(value))
-    if not_unicode := lone_surrogate(value):
-        return quarantine(source, where, not_unicode, raw)
+    if surrogate := lone_surrogate(value):
+        return quarantine(source, where, f"not Unicode text: {surrogate}", raw)
     return value
-
-
-def lone_surrogate(value: Any) -> str:
-    """Why ``value`` is not Unicode text ('' when it is): JSON's "\\ud800" escape decodes to a lone
-    surrogate, which has no UTF-8 form, so the item's id and its Parquet row would fail long after the
-    record was read."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as error:
-        return f"not Unicode text: a lone surrogate escape such as \\ud800 ({error.reason})"
-    return ""
 
 
 def read_jsonl(
