@@ -501,13 +501,17 @@ def compose_label_bytes(
     prefix, pieces = label_pieces(protocol, compile, run)
     if all(phase.exact(stream) for phase, stream in pieces):
         return None
-    return prefix.encode("utf-8") + b"".join(phase.raw(stream) for phase, stream in pieces)
+    return _joined_bytes(prefix, pieces)
 
 
 def raw_label(protocol: LabelProtocol, compile: PhaseResult | None, run: PhaseResult | None) -> bytes:
     """The label byte for byte, whether or not its text is exact."""
-    exact = compose_label_bytes(protocol, compile, run)
-    return exact if exact is not None else compose_label(protocol, compile, run).encode("utf-8")
+    return _joined_bytes(*label_pieces(protocol, compile, run))
+
+
+def _joined_bytes(prefix: str, pieces: list[LabelPiece]) -> bytes:
+    # an exact stream's bytes are its text's, so this is the text's encoding whenever the text is exact
+    return prefix.encode("utf-8") + b"".join(phase.raw(stream) for phase, stream in pieces)
 
 
 # What may differ between the repeats of a run phase, in the order a row names them (``varied``).
