@@ -80,6 +80,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.audit.plan import (
         LimitPolicy,
         alternative_requests,
+        audit_rows,
         plan_requests,
         refusal_record,
         unrunnable_rows,
@@ -104,7 +105,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     # Round 1: each record's first reading; round 2: the other readings of those that did not reproduce.
     requests = identified(plan_requests(conversions, profiles, policy, args.repeats), chosen.backends)
     outcome = _run_missing(requests, args)
-    rows = _rows(store, conversions, profiles, requests)
+    stored = _stored(store, requests)
+    rows = audit_rows(conversions, profiles, stored)
     extra = identified(
         alternative_requests(conversions, rows, profiles, policy, args.repeats), chosen.backends
     )
@@ -112,7 +114,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         second = _run_missing(extra, args)
         outcome = {k: outcome[k] + second[k] for k in outcome}
         requests += extra
-        rows = _rows(store, conversions, profiles, requests)
+        stored = _stored(store, requests)
+        rows = audit_rows(conversions, profiles, stored)
     rows += unrunnable_rows(unrunnable, profiles)
     audit_table = store.table("audit", AuditRow, "audit_id")
     _append_new(audit_table, rows)
@@ -120,7 +123,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     summary = summarise(rows, refusals, chosen.skipped)
     report_path = args.report or (args.store / "audit-report.html")
     report_path.parent.mkdir(parents=True, exist_ok=True)
-    facts = report_facts(args.dataset, _stored(store, requests).values(), [p.name for p in profiles])
+    facts = report_facts(args.dataset, stored.values(), [p.name for p in profiles])
     report_path.write_text(render_html(summary, rows, facts), encoding="utf-8")
     summary.update(
         runs_planned=len(requests),
@@ -149,12 +152,6 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         )
     )
     return summary
-
-
-def _rows(store: Any, conversions: list[Any], profiles: list[Any], requests: list[Any]) -> list[Any]:
-    from pipeline.audit.plan import audit_rows
-
-    return audit_rows(conversions, profiles, _stored(store, requests))
 
 
 def _stored(store: Any, requests: list[Any]) -> dict[str, Any]:
