@@ -39,18 +39,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
     store = Store.existing(args.store)
-    runs = store.runs.read(columns=["language", "verdict", "run", "distinct_outputs", "varied"])
+    runs = store.runs.read(columns=["run_id", "language", "verdict", "run", "distinct_outputs", "varied"])
+    unstable = runs.filter(pc.greater(runs["distinct_outputs"], 1))
     summary: dict[str, Any] = {
         "store": str(args.store),
         "runs": runs.num_rows,
         "parts": len(store.runs.part_files()),
         "quarantined": store.quarantine.count(),
-        "nondeterministic": int(pc.sum(pc.greater(runs["distinct_outputs"], 1)).as_py() or 0),
-        "nondeterministic_by_part": nondeterministic_by_part(runs),
+        "nondeterministic": unstable.num_rows,
+        "nondeterministic_by_part": nondeterministic_by_part(unstable),
         "by_language": by_language(runs),
         "cpu_s_percentiles": cpu_percentiles(runs),
         "rows_by_schema_version": store.runs.rows_by_schema_version(),
-        "nondeterministic_runs": nondeterministic_runs(store),
+        "nondeterministic_runs": nondeterministic_runs(unstable),
         "rows_by_table": rows_by_table(store),
         "quarantined_by_stage": counts_of(store.quarantine.read(columns=["stage"]), "stage"),
         "dataset_rows": dataset_rows(store),
@@ -69,11 +70,10 @@ def rows_by_table(store: Store) -> dict[str, int]:
     }
 
 
-def nondeterministic_runs(store: Store) -> list[dict[str, Any]]:
+def nondeterministic_runs(unstable: pa.Table) -> list[dict[str, Any]]:
     """Each run whose repeats differed: its id, language and what varied (rows before schema 4 compared
     stdouts only)."""
-    table = store.runs.read(columns=["run_id", "language", "distinct_outputs", "varied"])
-    table = table.filter(pc.greater(table["distinct_outputs"], 1))
+    table = unstable.select(["run_id", "language", "distinct_outputs", "varied"])
     return [
         {
             "run_id": row["run_id"],
@@ -134,10 +134,9 @@ def by_language(runs: pa.Table) -> dict[str, dict[str, int]]:
     return dict(sorted(counts.items()))
 
 
-def nondeterministic_by_part(runs: pa.Table) -> dict[str, int]:
+def nondeterministic_by_part(unstable: pa.Table) -> dict[str, int]:
     """How many non-deterministic runs saw each part vary between repeats (stdout, stderr, exit_code,
     signal, verdict). Rows before schema 4 have no ``varied``: they compared stdouts only."""
-    unstable = runs.filter(pc.greater(runs["distinct_outputs"], 1))
     counts: dict[str, int] = {}
     for varied in unstable["varied"].to_pylist():
         for part in varied if varied is not None else ["stdout"]:
