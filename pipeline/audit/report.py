@@ -382,7 +382,7 @@ def _table(headers: Sequence[str], body: Iterable[Sequence[object]], table_id: s
     return f"<table{attribute}><tr>{head}</tr>{rows}</table>"
 
 
-def _facts(facts: ReportFacts | None, summary: dict[str, Any]) -> str:
+def _facts(facts: ReportFacts | None) -> str:
     if facts is None:
         return ""
     version = facts.version + (f" (git commit {facts.commit})" if facts.commit else "")
@@ -524,7 +524,7 @@ def render_html(
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title><style>{CSS}</style></head>
 <body><h1>{_esc(title)}</h1>
-{_facts(facts, summary)}
+{_facts(facts)}
 <p>{summary["labels"]} labels, {summary["rows"]} audited runs, {summary["refused"]} refused records.
 {_skipped(summary)}</p>
 <h2>Labels, each at its best profile</h2>
