@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -217,16 +217,10 @@ def with_default_setting(
 
 
 def plan_requests(
-    entries: Iterable[ProgramEntry],
-    profiles: Iterable[EnvironmentProfile],
-    limits: Limits,
-    repeats: int,
-    default_setting: ExecutionSetting | None = None,
+    entries: Sequence[ProgramEntry], profiles: Iterable[EnvironmentProfile], limits: Limits, repeats: int
 ) -> list[RunRequest]:
-    """Every (program, setting, profile) combination, each run id once; ``default_setting`` as
-    ``with_default_setting`` applies it."""
-    if default_setting is not None:
-        entries, _ = with_default_setting(entries, default_setting)
+    """Every (program, setting, profile) combination, each run id once (a command-line setting is on the
+    entries already: ``with_default_setting``)."""
     requests: dict[str, RunRequest] = {}
     for profile in profiles:
         for entry in entries:

@@ -82,7 +82,8 @@ def test_default_setting_applies_only_to_lines_without_one(tmp_path: Path) -> No
     ]
     entries, _ = load_program_file(write_lines(tmp_path / "p.jsonl", lines))
     default = ExecutionSetting.from_surge_key("g++-C++14--O2")
-    requests = plan_requests(entries, [EnvironmentProfile(name="a")], Limits(), 1, default)
+    entries, _ = with_default_setting(entries, default)
+    requests = plan_requests(entries, [EnvironmentProfile(name="a")], Limits(), 1)
     assert sorted(r.setting.compiler or "" for r in requests) == ["clang++", "g++"]
 
 
@@ -140,7 +141,8 @@ def test_a_line_setting_its_language_cannot_take_is_quarantined_with_the_reason(
 def test_a_command_line_setting_reaches_only_the_programs_that_take_it() -> None:
     entries, _ = load_program_file(EXAMPLES)
     key = ExecutionSetting.from_surge_key("g++-C++14--O2")
-    requests = plan_requests(entries, [EnvironmentProfile(name="a")], Limits(), 1, key)
+    applied, _ = with_default_setting(entries, key)
+    requests = plan_requests(applied, [EnvironmentProfile(name="a")], Limits(), 1)
     own = {e.program.program_id for e in entries if e.settings != (ExecutionSetting(),)}
     settings: dict[str, set[ExecutionSetting]] = {}
     for planned in requests:

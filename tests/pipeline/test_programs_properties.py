@@ -20,6 +20,7 @@ from pipeline.programs import (
     load_program_file,
     parse_program_line,
     plan_requests,
+    with_default_setting,
 )
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Limits, QuarantinedRecord, RunRequest
 from sandboxes.languages import REGISTRY, program_setting_refusal
@@ -170,7 +171,7 @@ def test_every_line_of_a_file_is_an_entry_or_a_quarantine_record(lines: list[byt
     entries, bad = load_program_file(path)
     assert len(entries) + len(bad) == sum(1 for line in lines if line.strip())
     gpp = ExecutionSetting.from_surge_key("g++-C++14--O2")
-    for request in plan_requests(entries, [PROFILE], Limits(), 1, gpp):
+    for request in plan_requests(with_default_setting(entries, gpp)[0], [PROFILE], Limits(), 1):
         assert request.setting.compiler != "g++" or request.program.language == "cpp"
         assert request.run_id  # every id computes: each text has a UTF-8 form
     for record in bad:
