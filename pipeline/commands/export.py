@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.commands.common import seed_number
 from pipeline.dataset import import_released, read_rows, write_rows
@@ -12,11 +12,13 @@ from pipeline.errors import ConfigurationError, InputError
 from pipeline.export.card import render_card
 from pipeline.export.folder import check_target, write_whole
 from pipeline.export.hf import write_hf
-from pipeline.export.push import PUSH_FAILURES, HubTarget, hub_target, push_export
 from pipeline.export.surge_format import SurgeExport, build_export, write_surge
 from pipeline.store import Store
 from pipeline.subsets import REGISTRY
 from sources.surge_release import load_release
+
+if TYPE_CHECKING:  # huggingface_hub and httpx (~0.2 s) load for a push, not when the CLI builds its parser
+    from pipeline.export.push import HubTarget
 
 HELP = (
     "export the store's dataset as SURGE-format files with their prompts, or a Hugging Face dataset and card"
@@ -118,11 +120,15 @@ def push_target(args: argparse.Namespace) -> HubTarget | None:
         return None
     if args.format != "hf":
         raise ConfigurationError("--push needs --format hf", hint="add --format hf")
+    from pipeline.export.push import hub_target
+
     return hub_target(args.push, args.revision)
 
 
 def push(out: Path, target: HubTarget, summary: dict[str, Any]) -> dict[str, Any]:
     """Commit the written export; a failure is ours (network, token, Hub): exit 1, the export stays."""
+    from pipeline.export.push import PUSH_FAILURES, push_export
+
     message = f"surge export: {sum(summary['rows'].values())} rows ({', '.join(summary['rows'])})"
     try:
         result = push_export(out, target, message)

@@ -24,7 +24,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from huggingface_hub import DatasetCard
 
 from pipeline.dataset import DatasetRow
 from pipeline.export.card import licence_document
@@ -226,6 +225,8 @@ def write_hf(
         f"or some rows lack them; null = absent): {', '.join(json_keys) or 'none'}. "
         "A subset without keys (fl) stores custom_features as the JSON text `{}`.\n"
     )
+    from huggingface_hub import DatasetCard  # ~0.2 s to import: loaded by an HF export only
+
     readme = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{card}{HF_COLUMNS}{note}")
     (out / "README.md").write_text(str(readme), encoding="utf-8")
     (out / LICENCE_FILE).write_text(licence_document(rows), encoding="utf-8")

@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from huggingface_hub import DatasetCardData
+from typing import TYPE_CHECKING, Any
 
 from pipeline.dataset import DatasetRow
+
+if TYPE_CHECKING:  # huggingface_hub loads when a card is made, not when the CLI builds its parser
+    from huggingface_hub import DatasetCardData
 
 PRETTY_NAME = "SURGE (exported by surge-pipeline)"
 # huggingface.js packages/tasks/src/pipelines.ts: SURGE asks for a program's output as text.
@@ -81,6 +82,8 @@ def licence_fields(rows: Sequence[DatasetRow]) -> dict[str, Any]:
 def card_data(
     rows: Sequence[DatasetRow], configs: list[dict[str, Any]], dataset_info: list[dict[str, Any]]
 ) -> DatasetCardData:
+    from huggingface_hub import DatasetCardData
+
     return DatasetCardData(
         pretty_name=PRETTY_NAME,
         language=["en", "code"],

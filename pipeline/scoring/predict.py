@@ -22,14 +22,16 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.errors import ConfigurationError, InputError, LLMError
-from pipeline.llm import LLMClient
 from pipeline.scoring.surge_eval import extract_output
 from sources.surge_release import ReleasedRecord
+
+if TYPE_CHECKING:  # the client (httpx) loads when a prediction is asked, not when the CLI builds its parser
+    from pipeline.llm import LLMClient
 
 PromptVariant = Literal["zero-shot", "few-shot", "cot"]
 PROMPT_FIELDS: dict[str, str] = {"zero-shot": "sys_0shot", "few-shot": "sys_3shot", "cot": "sys_cot"}
