@@ -38,7 +38,8 @@ from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_reco
 from pipeline.records import Limits, PhaseLimits, Program, RunRequest, RunResult, SourceItem, Verdict
 from pipeline.refactor.execute import REFACTOR_LIMITS
 from pipeline.refactor.methods import method_for
-from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State, queue_of
+from pipeline.review import queue_of
+from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
 from sandboxes.languages import method_setting_for, spec_for

@@ -14,7 +14,8 @@ from pipeline.build.failures import OurFailure
 from pipeline.build.plan import read_batch, write_plan
 from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
 from pipeline.dataset import DatasetRow, dataset_table
-from pipeline.review.queue import ReviewQueue, queue_of
+from pipeline.review import queue_of
+from pipeline.review.queue import ReviewQueue
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
 from pipeline.subsets.base import ConstructionMethod

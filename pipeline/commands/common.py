@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.batches import LARGEST_BATCH, SMALLEST_BATCH
 from pipeline.records import Limits, PhaseLimits, RunRequest
-from pipeline.review.queue import queue_of
+from pipeline.review import queue_of
 
 if TYPE_CHECKING:
     from pipeline.store import Store

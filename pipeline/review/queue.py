@@ -32,15 +32,6 @@ from pipeline.errors import InputError
 from pipeline.records import LabelProtocol, Program, ProgramFile, RunResult, SourceItem, Verdict
 from pipeline.refactor.outcome import Outcome, RunSummary
 
-QUEUE_FILE = "review.db"
-
-
-def queue_of(store_root: Path) -> Path:
-    """Where a store's review queue lives: the one place `surge build`, `surge refactor` and `surge review`
-    look for it (a queue elsewhere is reached with --db)."""
-    return Path(store_root) / QUEUE_FILE
-
-
 MIN_ID_PREFIX_CHARS = 4
 DIFFICULTIES = range(1, 6)
 
