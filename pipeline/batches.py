@@ -13,7 +13,6 @@ one store) store each row once, whatever their parts' timing.
 from __future__ import annotations
 
 import fcntl
-import functools
 import os
 import threading
 from collections import Counter
@@ -21,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -30,9 +29,6 @@ from pipeline.records import QuarantinedRecord, RunRequest, RunResult, Verdict, 
 
 if TYPE_CHECKING:  # the store (pyarrow) loads when a batch runs, not when the CLI builds its parser
     from pipeline.store import Store
-
-P = ParamSpec("P")
-R = TypeVar("R")
 
 
 class BatchCounts(BaseModel):
@@ -132,6 +128,16 @@ def sandbox_slots(count: int) -> Iterator[None]:
         _running.pop()
 
 
+@contextmanager
+def failing_the_batch(fix: str) -> Iterator[None]:
+    """A SurgeError inside (the store, the sandbox) fails the batch as a BatchFailed with its reason and
+    hint (``fix`` without one): our own failure, never retried, and it pickles back from a Dask worker."""
+    try:
+        yield
+    except SurgeError as error:
+        raise BatchFailed(str(error), error.hint or fix) from None
+
+
 def execute_batch(
     store_root: Path | str,
     plan_id: str,
@@ -145,10 +151,8 @@ def execute_batch(
     from sandboxes import open_backend
 
     store = Store(store_root)
-    try:
+    with failing_the_batch("run `surge store check`"):
         requests = store.batch_requests(plan_id, batch_id)
-    except SurgeError as error:
-        raise BatchFailed(str(error), error.hint or "run `surge store check`") from None
     if not requests:
         raise BatchFailed(
             f"batch {batch_id} is not in plan {plan_id} of {store_root}",
@@ -159,16 +163,14 @@ def execute_batch(
     # Also on a failure or an interrupt, the writer stores what finished before it leaves.
     with RowWriter(store, batch_id, flush_every_s or flush_interval_s()) as rows:
         if todo:
-            try:
-                backend = "bwrap" if todo[0].backend == "unsafe-local" else todo[0].backend
-                with (
-                    _running[-1] if _running else nullcontext(),
-                    open_backend(backend, unsafe=unsafe, workers=1) as sandbox,
-                ):
-                    for result in sandbox.run_batch(todo):
-                        rows.add(result)
-            except SurgeError as error:
-                raise BatchFailed(str(error), error.hint or "see `surge doctor`") from None
+            backend = "bwrap" if todo[0].backend == "unsafe-local" else todo[0].backend
+            with (
+                failing_the_batch("see `surge doctor`"),
+                _running[-1] if _running else nullcontext(),
+                open_backend(backend, unsafe=unsafe, workers=1) as sandbox,
+            ):
+                for result in sandbox.run_batch(todo):
+                    rows.add(result)
     counts = rows.counts
     counts.found_stored += len(stored)
     return counts
@@ -291,25 +293,12 @@ def store_write_lock(store: Store) -> Iterator[None]:
             yield
 
 
-def store_failures_fail_the_batch(write: Callable[P, R]) -> Callable[P, R]:
-    """A store that cannot take the rows (a full disk, a read-only folder) fails the batch with the store's
-    reason and fix, as a BatchFailed: never retried, since running the programs again would fail the same
-    write. Plain positional args, like every BatchFailed: it pickles back from a Dask worker."""
-
-    @functools.wraps(write)
-    def writing(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return write(*args, **kwargs)
-        except SurgeError as error:
-            raise BatchFailed(str(error), error.hint or "run `surge store check`") from None
-
-    return writing
-
-
-@store_failures_fail_the_batch
 def write_rows(store: Store, results: list[RunResult]) -> BatchCounts:
     """Finished runs as one part, minus those the store already holds (another copy of the batch stored
-    them); a sandbox failure is quarantined instead (a rerun retries)."""
+    them); a sandbox failure is quarantined instead (a rerun retries).
+
+    A store that cannot take the rows (a full disk, a read-only folder) fails the batch with the store's
+    reason and fix: never retried, since running the programs again would fail the same write."""
     failed = [
         QuarantinedRecord(
             stage="run", source=r.origin.get("source", "run"), location=r.run_id, reason=sandbox_detail(r)
@@ -317,7 +306,7 @@ def write_rows(store: Store, results: list[RunResult]) -> BatchCounts:
         for r in results
         if r.verdict is Verdict.SANDBOX_ERROR
     ]
-    with store_write_lock(store):
+    with failing_the_batch("run `surge store check`"), store_write_lock(store):
         ran = [r for r in results if r.verdict is not Verdict.SANDBOX_ERROR]
         stored = store.stored_run_ids([r.run_id for r in ran])
         kept = [r for r in ran if r.run_id not in stored]
