@@ -16,20 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from flows.naming import job_tags, summary_markdown
-from flows.runtime import (
-    FailedWithSummary,
-    flow_log,
-    load_prefect,
-    prefect_api,
-    publish_summary,
-    quiet_engine_logs,
-    summary_of,
-    task_runner,
-)
+from flows.runtime import FailedWithSummary, engine, load_prefect, publish_summary, summary_of, task_runner
 
 load_prefect()
 
-from prefect import flow, tags, task  # noqa: E402  (settings must be in the environment first)
+from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from pipeline.build import steps  # noqa: E402
@@ -122,9 +113,8 @@ def publish_build_summary(config: BuildConfig, summary: dict[str, Any]) -> None:
     drops = [f"dropped ({reason}): {count}" for reason, count in summary["drop_reasons"].items()]
     ours = [f"failed (ours) {key.removeprefix('ours:')}: {count}" for key, count in summary["ours"].items()]
     notes = [f"build key {config.build_key}", *ours, *drops]
-    publish_summary(f"surge-build-{config.subset}-summary", summary_markdown(title, summary, notes), line)
-    for note in ours:
-        flow_log().warning(note)
+    markdown = summary_markdown(title, summary, notes)
+    publish_summary(f"surge-build-{config.subset}-summary", markdown, line, warnings=ours)
 
 
 def _gather(result: dict[str, Any], ours: dict[str, Any], first_undone: int | None) -> int | None:
@@ -146,6 +136,6 @@ def run_build(config: BuildConfig, store_root: Path, n: int) -> dict[str, Any]:
         task_runner=task_runner(1), flow_run_name=flow_run_name(config, n)
     )
     tagged = job_tags("build", subsets=[config.subset], profiles=[config.profile])
-    with prefect_api(), quiet_engine_logs(), tags(*tagged):
+    with engine(tagged):
         state = one_at_a_time(str(store_root), config, n, return_state=True)
     return summary_of(state)

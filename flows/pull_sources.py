@@ -11,20 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from flows.naming import job_tags, named, summary_markdown
-from flows.runtime import (
-    FailedWithSummary,
-    flow_log,
-    load_prefect,
-    prefect_api,
-    publish_summary,
-    quiet_engine_logs,
-    summary_of,
-    task_runner,
-)
+from flows.runtime import FailedWithSummary, engine, load_prefect, publish_summary, summary_of, task_runner
 
 load_prefect()
 
-from prefect import flow, tags, task  # noqa: E402  (settings must be in the environment first)
+from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from pipeline.errors import SurgeError  # noqa: E402
@@ -94,9 +85,7 @@ def publish_pull_summary(summary: dict[str, dict[str, Any]]) -> None:
     failed = {name: result for name, result in summary.items() if "error" in result}
     notes = [f"{name}: {result['error']} (fix: {result['hint']})" for name, result in failed.items()]
     line = f"pull {len(summary)} sources: {len(summary) - len(failed)} stored, {len(failed)} failed"
-    publish_summary("surge-pull-summary", summary_markdown(line, rows, notes), line)
-    for note in notes:
-        flow_log().warning(note)
+    publish_summary("surge-pull-summary", summary_markdown(line, rows, notes), line, warnings=notes)
 
 
 def pull_flow(
@@ -111,6 +100,6 @@ def pull_flow(
         task_runner=task_runner(workers), flow_run_name=f"pull {named(tuple(names), 'sources')}"
     )
     # Failed sources reach the user as one line each with their fix, from the CLI, not as tracebacks.
-    with prefect_api(), quiet_engine_logs(), tags(*job_tags("pull")):
+    with engine(job_tags("pull")):
         state = flow_with_pool(names, str(cache_root), str(store_root), mirrors, commits, return_state=True)
     return summary_of(state)

@@ -15,19 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from flows.naming import JobLabel, summary_markdown
-from flows.runtime import (
-    flow_log,
-    load_prefect,
-    prefect_api,
-    publish_summary,
-    quiet_engine_logs,
-    task_runner,
-    wait_for_task_runs,
-)
+from flows.runtime import engine, load_prefect, publish_summary, task_runner, wait_for_task_runs
 
 load_prefect()
 
-from prefect import flow, tags, task  # noqa: E402  (settings must be in the environment first)
+from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.futures import as_completed  # noqa: E402
 
@@ -153,11 +145,9 @@ def publish_job_summary(job: JobLabel, summary: dict[str, Any], failures: list[t
         notes.append(f"report: {job.report}")
     counts = {"programs": job.programs, "run requests": job.runs, **summary}
     link = (Path(job.report).resolve().as_uri(), "HTML report") if job.report else None
-    publish_summary(
-        f"surge-{job.command}-summary", summary_markdown(job.flow_run_name(), counts, notes), line, link
-    )
-    for reason, fix in failures[:FAILURES_LOGGED]:
-        flow_log().warning(f"{reason}; fix: {fix}")
+    warnings = [f"{reason}; fix: {fix}" for reason, fix in failures[:FAILURES_LOGGED]]
+    markdown = summary_markdown(job.flow_run_name(), counts, notes)
+    publish_summary(f"surge-{job.command}-summary", markdown, line, link, warnings)
 
 
 def run_job(
@@ -177,7 +167,7 @@ def run_job(
     runner = task_runner(workers, dask_address)
     job = run_plan.with_options(name=label.flow_name, flow_run_name=label.flow_run_name(), task_runner=runner)
     # Failures reach the user as one line each, from the CLI, not as tracebacks.
-    with prefect_api(), quiet_engine_logs(), tags(*label.tags()):
+    with engine(label.tags()):
         state = job(str(store_root), plan_id, unsafe, label, return_state=True)
         wait_for_task_runs(state.state_details.flow_run_id, batches)
     if state.is_completed():

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -342,6 +342,17 @@ def wait_for_task_runs(flow_run_id: object, expected: int, timeout_s: float = 15
 
 
 @contextmanager
+def engine(job_tags: list[str]) -> Iterator[None]:
+    """Where a command runs its flow: this command's API (``prefect_api``), the engines' failure logs
+    quiet (``quiet_engine_logs``: the CLI prints each failure once, with its fix) and every run tagged
+    with the job's tags (``flows.naming.job_tags``), which the UI's filters offer."""
+    from prefect import tags
+
+    with prefect_api(), quiet_engine_logs(), tags(*job_tags):
+        yield
+
+
+@contextmanager
 def quiet_engine_logs() -> Iterator[None]:
     loggers = [logging.getLogger(name) for name in ENGINE_LOGGERS]
     levels = [logger.level for logger in loggers]
@@ -371,15 +382,25 @@ def flow_log() -> Any:
     return logger
 
 
-def publish_summary(key: str, markdown: str, line: str, link: tuple[str, str] | None = None) -> None:
+def publish_summary(
+    key: str,
+    markdown: str,
+    line: str,
+    link: tuple[str, str] | None = None,
+    warnings: Iterable[str] = (),
+) -> None:
     """Inside a flow: its summary as a markdown artifact (``key``: lowercase letters, digits, dashes, the
-    UI's Artifacts page groups by it), one log line, and a link artifact (url, text), e.g. its report."""
+    UI's Artifacts page groups by it), one log line, a link artifact (url, text), e.g. its report, and a
+    warning per failure of ours (the caller bounds them)."""
     from prefect.artifacts import create_link_artifact, create_markdown_artifact
 
     create_markdown_artifact(markdown, key=key)
     if link is not None:
         create_link_artifact(link[0], link_text=link[1], key=f"{key}-report")
-    flow_log().info(line)
+    log = flow_log()
+    log.info(line)
+    for warning in warnings:
+        log.warning(warning)
 
 
 class FailedWithSummary(Exception):
