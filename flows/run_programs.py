@@ -57,7 +57,7 @@ class JobFailed(Exception):
 # NO_CACHE: the batch's content id already makes a re-run harmless; Prefect's cache would only add I/O.
 @task(
     name="execute_batch",
-    task_run_name="batch {number}/{total} {what}",
+    task_run_name="{title}",
     cache_policy=NO_CACHE,
     retries=RETRIES,
     retry_delay_seconds=RETRY_DELAY_S,
@@ -69,13 +69,12 @@ def execute_batch(
     batch_id: str,
     unsafe: bool,
     head_start: dict[str, Any] | None = None,
-    number: int = 0,
-    total: int = 0,
-    what: str = "",
+    title: str = "execute_batch",
 ) -> dict[str, Any]:
     """Run one planned batch in one sandbox; write its rows to the store; return its counts.
 
-    ``number``, ``total`` and ``what`` only name the task run (``batch 3/12 dr,tc``) in Prefect's UI.
+    ``title`` only names the task run (``batch 3/12 dr,tc``) in Prefect's UI: one parameter, since each
+    rides as a task input on every event of the task run.
 
     A batch the head start took (flows/head_start.py) is not run again: its outcome is this task's, claimed
     here, or on Dask given by the flow as ``head_start`` (the batch's counts)."""
@@ -103,19 +102,17 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, job: JobLabel) -> dict
     progress = Progress(job.command, len(batch_sizes), sum(batch_sizes.values()))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
-    number = {batch_id: i for i, batch_id in enumerate(batch_sizes, start=1)}
-
-    def names(batch_id: str) -> dict[str, Any]:  # the task run's name: its place in the plan, the subsets
-        return {"number": number[batch_id], "total": len(number), "what": job.batch_what()}
+    # The task run's name: its place in the plan, the subsets.
+    title = {b: f"batch {i}/{len(batch_sizes)} {job.batch_what()}" for i, b in enumerate(batch_sizes, 1)}
 
     with rows_heard(progress.rows_stored):  # this process's batches, as their rows are stored
         batch_of = {
-            execute_batch.submit(store_root, plan_id, b, unsafe, **names(b)): b
+            execute_batch.submit(store_root, plan_id, b, unsafe, title=title[b]): b
             for b in batch_sizes
             if b not in on_cluster
         }
         batch_of |= {
-            execute_batch.submit(store_root, plan_id, b, unsafe, head_start=counts, **names(b)): b
+            execute_batch.submit(store_root, plan_id, b, unsafe, head_start=counts, title=title[b]): b
             for b, counts in as_they_end(on_cluster)
         }
         for future in as_completed(list(batch_of)):
