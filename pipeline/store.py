@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeGuard, TypeVar
@@ -40,11 +39,11 @@ from pipeline.parts import (
     CorruptPart,
     StoreWriteError,
     disk_errors,
+    ids_in_part,
     move_aside,
     new_part_name,
     open_part,
     read_error,
-    read_part,
     verify_part,
     write_part,
 )
@@ -79,34 +78,6 @@ def old_run_id_rule_rows(rows_by_schema_version: dict[str, int]) -> int:
         for version, rows in rows_by_schema_version.items()
         if RUN_ID_RULE_OF_SCHEMA.get(version) != RUN_ID_RULE
     )
-
-
-# part -> (its stat, the ids it holds). A part never changes once renamed into place; it is only replaced
-# whole (a batch's part rewritten, a compaction's merged part), which changes its inode. So the ids of a
-# part are read once per process: a batch's stored-run check reads the parts written since the last one,
-# not every part of the table again (23 parts: 22 -> 0.5 ms a batch). Bounded: past CACHED_IDS_MAX ids it
-# starts over.
-_ids_of_part: dict[tuple[Path, str], tuple[tuple[int, int, int], frozenset[str]]] = {}
-_ids_lock = threading.Lock()
-CACHED_IDS_MAX = 500_000
-
-
-def ids_in_part(part: Path, id_field: str) -> frozenset[str]:
-    try:
-        stat = part.stat()
-    except OSError as error:
-        raise StoreError(f"cannot read part {part}: {error.strerror}", hint="run the command again") from None
-    key, version = (part, id_field), (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-    with _ids_lock:
-        cached = _ids_of_part.get(key)
-    if cached is not None and cached[0] == version:
-        return cached[1]
-    ids = frozenset(read_part(part, columns=[id_field]).column(id_field).to_pylist())
-    with _ids_lock:
-        if sum(len(known) for _, known in _ids_of_part.values()) + len(ids) > CACHED_IDS_MAX:
-            _ids_of_part.clear()
-        _ids_of_part[key] = (version, ids)
-    return ids
 
 
 class Table(Generic[Record]):
