@@ -9,7 +9,6 @@ import logging
 import os
 import socket
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -25,10 +24,10 @@ from sources import SAMPLES
 from sources.surge_release import SOURCE
 from tests.export.hub_standin import HubStandIn
 from tests.export.test_built_rows import ROWS as BUILT
+from tests.surge_process import run_surge
 
 RELEASED = SAMPLES / "surge-released"
 SUBSETS = ("ml", "cl", "rl", "sc", "tc", "bg", "dr", "fl")
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def hf_export(tmp_path: Path, *extra: str) -> Path:
@@ -135,20 +134,12 @@ def test_one_example_and_no_defects_read_as_english(tmp_path: Path) -> None:
 def surge(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """`surge` as its own process: huggingface_hub reads its settings (HF_HUB_OFFLINE, the token's folder)
     once, at import, so a push is tested in a process whose environment is the test's."""
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_surge(args, cwd, env)
 
 
 def hub_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING_FACE"))}
     env.update(HF_HOME=str(tmp_path / "hf-home"), PREFECT_HOME=str(tmp_path / "prefect"), **extra)
-    env["PYTHONPATH"] = str(REPO_ROOT)
     return env
 
 

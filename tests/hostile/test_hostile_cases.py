@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from tests.surge_process import run_surge, surge_env
+
 CASES = Path(__file__).parent / "cases"
-REPO_ROOT = Path(__file__).resolve().parents[2]
 BUG_EXIT_CODE = 70
-COMMAND_TIMEOUT_S = 300
 KNOWN_KEYS = {"why", "argv", "files", "links", "before", "exit_code", "stderr", "stdout", "quarantine"}
 
 
@@ -37,17 +35,7 @@ def fill(argv: list[Any], places: dict[str, str]) -> list[str]:
 
 
 def surge(argv: list[str], cwd: Path, prefect_home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PYTHONPATH": str(REPO_ROOT)}
-    env.pop("SURGE_DEBUG", None)  # the user's view: one line, never a traceback on request
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *argv],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=COMMAND_TIMEOUT_S,
-    )
+    return run_surge(argv, cwd, surge_env(PREFECT_HOME=str(prefect_home)))
 
 
 def quarantine_reasons(store: Path) -> list[str]:

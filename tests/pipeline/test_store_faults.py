@@ -9,7 +9,6 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,8 +22,7 @@ from pipeline.records import QuarantinedRecord
 from pipeline.store import Store
 from tests.factories import make_result
 from tests.soak import SOAK_ROUNDS
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.surge_process import run_surge
 
 
 def store_with_runs(root: Path, parts: int = 3) -> Store:
@@ -213,16 +211,7 @@ def read_only(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
 
 
 def surge(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    env = {**env, "PYTHONPATH": str(REPO_ROOT)}
-    env.pop("SURGE_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *argv],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_surge(argv, cwd, env)
 
 
 def test_a_read_only_store_reads_and_refuses_writes_in_one_line(
