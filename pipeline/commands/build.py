@@ -74,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=batch_size,
         default=None,
         help=f"items per task, 1-1000 (one sandbox per batch; default: {BATCH_ITEMS}, or --n when smaller, "
-        "so that a small build plans only the items it needs; ml, cl, bg always {BATCH_ITEMS}: most "
+        f"so that a small build plans only the items it needs; ml, cl, bg always {BATCH_ITEMS}: most "
         "refactored items are dropped, and the recorded responses cover a few items among the first)",
     )
     add_workers_argument(parser)

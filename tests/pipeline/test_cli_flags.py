@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections import defaultdict
 
 import pytest
@@ -84,3 +85,13 @@ def test_help_keeps_the_example_as_written(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert "example:\n  surge build sc tc --n 20" in out  # as written, not refilled
     assert "(default: 0)" in " ".join(out.split())  # --seed
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_has_no_unfilled_placeholder(name: str) -> None:
+    """A help string that forgot its f-prefix shows `{NAME}` to the user (build's --batch-size once did)."""
+    parser = command_parsers()[name]
+    formatter = parser._get_formatter()
+    for action in parser._actions:
+        shown = formatter._expand_help(action) if action.help else ""
+        assert not re.search(r"\{[A-Za-z_][A-Za-z_0-9]*\}", shown), (action.option_strings, shown)
