@@ -83,3 +83,25 @@ def test_a_file_as_the_target_is_refused(tmp_path: Path, capsys: pytest.CaptureF
     out.write_text("a file")
     assert export(tmp_path, out) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+
+
+def test_what_a_killed_export_left_is_cleared_by_the_next(tmp_path: Path) -> None:
+    """kill -9 mid-write leaves a staging folder; the next export to that target removes it."""
+    out = tmp_path / "out"
+    staging = tmp_path / ".out.partial-dead1234"
+    (staging / "dataset").mkdir(parents=True)
+    (staging / "dataset" / "ml.json").write_text("[")  # half a file, as a kill leaves it
+    assert export(tmp_path, out, "--subset", "ml") == 0
+    assert not staging.exists()
+    assert not list(tmp_path.glob(".out.*"))
+
+
+def test_an_old_export_moved_aside_by_a_killed_overwrite_comes_back(tmp_path: Path) -> None:
+    """A kill between the two renames of --overwrite leaves no target and the old export aside: it is put
+    back before the next export decides whether the target is empty."""
+    out = old_export(tmp_path)
+    aside = tmp_path / ".out.old-dead1234"
+    aside.mkdir()
+    out.rename(aside / "out")
+    assert export(tmp_path, out, "--subset", "ml") == 2  # the old export is back, so not empty
+    assert (out / "dataset" / "pyver.json").exists() and not aside.exists()
