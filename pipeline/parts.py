@@ -209,6 +209,7 @@ def read_part(part: Path, columns: list[str] | None = None) -> pa.Table:
 # starts over.
 _ids_of_part: dict[tuple[Path, str], tuple[tuple[int, int, int], frozenset[str]]] = {}
 _ids_lock = threading.Lock()
+_cached_ids_count = 0  # the ids held in _ids_of_part, kept as it changes rather than summed per read
 CACHED_IDS_MAX = 500_000
 
 
@@ -224,10 +225,15 @@ def ids_in_part(part: Path, id_field: str) -> frozenset[str]:
     if cached is not None and cached[0] == version:
         return cached[1]
     ids = frozenset(read_part(part, columns=[id_field]).column(id_field).to_pylist())
+    global _cached_ids_count
     with _ids_lock:
-        if sum(len(known) for _, known in _ids_of_part.values()) + len(ids) > CACHED_IDS_MAX:
+        replaced = _ids_of_part.pop(key, None)
+        _cached_ids_count -= len(replaced[1]) if replaced else 0
+        if _cached_ids_count + len(ids) > CACHED_IDS_MAX:
             _ids_of_part.clear()
+            _cached_ids_count = 0
         _ids_of_part[key] = (version, ids)
+        _cached_ids_count += len(ids)
     return ids
 
 
