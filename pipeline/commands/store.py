@@ -42,14 +42,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> dict[str, Any]:
     store = Store.existing(args.store)
     report: dict[str, Any] = {"store": str(args.store), "tables": {}}
-    if args.action == "compact" or args.repair:
+    if args.action == "compact":
         report["set_aside"] = [record.location for record in store.repair()]
-    for folder in store.table_folders():
-        if args.action == "compact":
+        for folder in store.table_folders():
             merged = compact_parts(folder)
             report["tables"][folder.name] = {"merged_into": str(merged) if merged else None}
-        else:
-            report["tables"][folder.name] = check_table(folder, clean=args.clean)
+    else:
+        corrupt: list[CorruptPart] = []
+        for folder in store.table_folders():
+            report["tables"][folder.name] = check_table(folder, args.clean, corrupt if args.repair else None)
+        if args.repair:  # the parts the check decoded once, not decoded again by Store.repair
+            records = [store.set_aside(error) for error in corrupt]
+            store.quarantine.append_new(records)
+            report["set_aside"] = [record.location for record in records]
     broken = [
         f"{name}/{bad}" for name, table in report["tables"].items() for bad in table.get("unreadable", [])
     ]
@@ -67,17 +72,22 @@ def unreadable_failure(broken: list[str], store: Path) -> dict[str, str]:
     }
 
 
-def check_table(folder: Path, clean: bool) -> dict[str, Any]:
-    """Decode every part; with clean, finish an interrupted compaction and drop temporary files."""
+def check_table(folder: Path, clean: bool, to_set_aside: list[CorruptPart] | None = None) -> dict[str, Any]:
+    """Decode every part; with clean, finish an interrupted compaction and drop temporary files. With
+    ``to_set_aside``, corrupt parts are added to it rather than reported as unreadable."""
     if clean:
         finish_compaction(folder)
     parts = part_files(folder)
-    rows, unreadable = 0, []
+    rows, unreadable, set_aside = 0, [], 0
     for part in parts:
         try:
             rows += verify_part(part)
         except CorruptPart as error:
-            unreadable.append(f"{part.name}: corrupt ({error.detail})")
+            if to_set_aside is None:
+                unreadable.append(f"{part.name}: corrupt ({error.detail})")
+            else:
+                to_set_aside.append(error)
+                set_aside += 1
         except StoreError as error:  # cannot be read at all (permissions): reported, never moved
             unreadable.append(f"{part.name}: {error}")
     leftovers = sorted(folder.glob(".*.partial"))
@@ -86,7 +96,7 @@ def check_table(folder: Path, clean: bool) -> dict[str, Any]:
             for leftover in leftovers:
                 leftover.unlink()
     return {
-        "parts": len(parts),
+        "parts": len(parts) - set_aside,
         "rows": rows,
         "unreadable": unreadable,
         "partial_leftovers": [p.name for p in leftovers],

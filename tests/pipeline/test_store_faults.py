@@ -318,3 +318,21 @@ def test_a_disk_that_fills_during_a_run_fails_once_cleanly_and_the_rerun_with_ro
     check = surge(["store", "check", "--store", str(store)], tmp_path, env)
     assert check.returncode == 0, check.stdout + check.stderr
     assert len(Store(store).runs.existing_ids()) == count
+
+
+def test_check_repair_decodes_each_part_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decoding every row group is the slow part of a check: --repair must not do it twice."""
+    import pipeline.commands.store as store_command
+
+    store = store_with_runs(tmp_path, parts=3)
+    corrupt(store.runs.part_files()[0], "garbage")
+    decoded: list[Path] = []
+
+    def counting(part: Path) -> int:
+        decoded.append(part)
+        return parts_module.verify_part(part)
+
+    monkeypatch.setattr(store_command, "verify_part", counting)
+    monkeypatch.setattr("pipeline.store.verify_part", counting)
+    assert main(["store", "check", "--repair", "--store", str(tmp_path)]) == 0
+    assert len(decoded) == len(set(decoded)) == 3
