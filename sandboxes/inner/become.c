@@ -11,8 +11,9 @@
  *
  * The second wall: no new privileges, and a seccomp filter that makes the calls a program never needs
  * and the kernel's riskiest code paths fail with EPERM: tracing and reading other processes (ptrace,
- * process_vm_*), keys, bpf, userfaultfd, perf events, every mount call, kexec, kernel modules, setns, and
- * clone/unshare with CLONE_NEWUSER (a nested user namespace gives every capability inside it). clone3 gets
+ * process_vm_*), keys, bpf, userfaultfd, perf events, io_uring (a long record of kernel flaws; Docker's
+ * default profile denies it too, and the runtimes that use it fall back to plain calls), every mount call,
+ * kexec, kernel modules, setns, and clone/unshare with CLONE_NEWUSER (a nested user namespace gives every capability inside it). clone3 gets
  * ENOSYS instead, since its flags sit in memory a filter cannot read: the C library then falls back to
  * clone, whose flags it can. Calls of another architecture (int 0x80, x32) get EPERM: their numbers differ.
  * The program sees an error return and carries on; its verdict is whatever it then does
@@ -82,6 +83,7 @@ static struct sock_filter wall_filter[] = {
     DENY(ptrace), DENY(process_vm_readv), DENY(process_vm_writev),
     DENY(keyctl), DENY(add_key), DENY(request_key),
     DENY(bpf), DENY(userfaultfd), DENY(perf_event_open),
+    DENY(io_uring_setup), DENY(io_uring_enter), DENY(io_uring_register),
     DENY(mount), DENY(umount2), DENY(pivot_root),
 #ifdef __NR_fsopen
     DENY(open_tree), DENY(move_mount), DENY(fsopen), DENY(fsconfig), DENY(fsmount), DENY(fspick),

@@ -64,6 +64,10 @@ int main(void) {
     struct perf_event_attr event = {.type = PERF_TYPE_SOFTWARE, .size = sizeof event,
                                     .config = PERF_COUNT_SW_TASK_CLOCK, .exclude_kernel = 1, .exclude_hv = 1};
     show("perf_event_open", syscall(SYS_perf_event_open, &event, 0, -1, -1, 0));
+    char ring_params[120] = {0}; /* struct io_uring_params: a ring of 4 entries would be made unwalled */
+    show("io_uring_setup", syscall(SYS_io_uring_setup, 4, ring_params));
+    show("io_uring_enter", syscall(SYS_io_uring_enter, -1, 0, 0, 0, NULL, 0));
+    show("io_uring_register", syscall(SYS_io_uring_register, -1, 0, NULL, 0));
     char copy[64];
     struct iovec local = {copy, sizeof copy}, remote = {buffer, sizeof buffer};
     show("process_vm_readv", syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0));
