@@ -10,11 +10,14 @@ modelled, not corrected:
   ``category_matches_subset``). Only a file named otherwise falls back to the number, with SURGE's own
   rule (eval/main.py: 1 with a ``difficulty`` feature is cl). Before this module was the only reader,
   the audit used the number first and turned a cl record without ``difficulty`` into ml (issue 11).
+Which subsets exist, their numbers and the one language of some (dr is C++) are the subset specs' to say
+(pipeline/subsets); the reader asks them each time it reads (``catalog``), so a subset registered later
+(ours, a test's, a plug-in's) is read like SURGE's eight.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,18 +29,35 @@ from sandboxes.languages import parse_language
 from sources.base import Loaded, Source, matching_files, quarantine, raw_json, read_json_list
 
 NAME = "surge_release"
-# The paper's numbers; pipeline/subsets/<name>.py says the same (tests/audit/test_subsets.py checks it).
-SUBSET_CATEGORIES = {"ml": 1, "cl": 2, "rl": 3, "sc": 4, "tc": 5, "bg": 6, "dr": 7, "fl": 8}
 CATEGORY_KEYS = ("custom_category", "custom_categoey")  # the second is upstream's spelling in ml/cl/rl
-FIXED_LANGUAGES = {"dr": Language.CPP, "sc": Language.PYTHON, "tc": Language.PYTHON, "fl": Language.LEAN4}
 PROMPT_KEYS = ("sys_0shot", "sys_3shot", "sys_cot")
 REQUIRED = ("question", "gt")
+# SURGE's eval/main.py tells its two category-1 subsets apart by this feature: with it, the paper's 2.
+CATEGORY_WITH_DIFFICULTY = (1, 2)
+
+
+class ReleaseSubset(Frozen):
+    """What the reader needs of one subset, as its spec (pipeline/subsets/<name>.py) says."""
+
+    category: int = Field(description="the paper's category number")
+    language: Language | None = Field(default=None, description="the language of every record, if one")
+
+
+Catalog = Mapping[str, ReleaseSubset]
+
+
+def catalog() -> Catalog:
+    """The subsets known now, from the one registry of subset specs (a lazy import: the specs read
+    released records, so they sit a layer above this reader; tests/architecture/test_layers.py)."""
+    from pipeline.subsets import release_catalog
+
+    return release_catalog()
 
 
 class ReleasedRecord(Frozen):
     """One released SURGE record with its label, located in its file."""
 
-    subset: str = Field(description="ml, cl, rl, sc, tc, bg, dr or fl (the file name)")
+    subset: str = Field(description="the subset's name (the file name): ml, cl, ... or a subset of ours")
     index: int = Field(description="position in its file")
     location: str = Field(description="dataset/<subset>.json[index]")
     question: str
@@ -64,7 +84,8 @@ class ReleasedRecord(Frozen):
 
     @property
     def category_matches_subset(self) -> bool:
-        return self.category == SUBSET_CATEGORIES.get(self.subset)
+        known = catalog().get(self.subset)
+        return known is not None and self.category == known.category
 
     def to_source_item(self, commit: str, upstream_path: str) -> SourceItem:
         return SOURCE.item(
@@ -95,41 +116,47 @@ def released_category(record: dict[str, Any]) -> tuple[int | None, str | None]:
     return None, None
 
 
-def subset_of(file_stem: str, category: int | None, features: dict[str, Any]) -> str | None:
+def subset_of(file_stem: str, category: int | None, features: dict[str, Any], known: Catalog) -> str | None:
     """The file name when it is a subset's; else the released number, read as SURGE's eval/main.py does."""
-    if file_stem in SUBSET_CATEGORIES:
+    if file_stem in known:
         return file_stem
-    if category is not None and category not in SUBSET_CATEGORIES.values() and file_stem.isidentifier():
-        # A subset beyond SURGE's eight (ours, e.g. pyver.json, category 9) is named by its file; the
-        # audit refuses one its registry does not know, with the reason (pipeline/audit/convert.py).
+    numbers = {subset.category for subset in known.values()}
+    if category is not None and category not in numbers and file_stem.isidentifier():
+        # A subset no spec knows (another pipeline's file) is named by its file; the audit refuses one
+        # its registry does not know, with the reason (pipeline/audit/convert.py).
         return file_stem
-    if category == 1 and "difficulty" in features:
-        category = 2
-    return next((name for name, number in SUBSET_CATEGORIES.items() if number == category), None)
+    if category == CATEGORY_WITH_DIFFICULTY[0] and "difficulty" in features:
+        category = CATEGORY_WITH_DIFFICULTY[1]
+    return next((name for name, subset in known.items() if subset.category == category), None)
 
 
-def record_language(subset: str, features: dict[str, Any]) -> tuple[Language | None, str | None]:
+def record_language(
+    subset: str, features: dict[str, Any], known: Catalog
+) -> tuple[Language | None, str | None]:
     """Raises ValueError for a language name no sandbox knows."""
-    if subset in FIXED_LANGUAGES:
-        return FIXED_LANGUAGES[subset], features.get("language")
+    fixed = known[subset].language if subset in known else None
+    if fixed is not None:
+        return fixed, features.get("language")
     upstream = features.get("language")
     return (parse_language(upstream), upstream) if isinstance(upstream, str) else (None, None)
 
 
 def parse_record(
-    file_stem: str, index: int, location: str, record: dict[str, Any]
+    file_stem: str, index: int, location: str, record: dict[str, Any], known: Catalog | None = None
 ) -> ReleasedRecord | QuarantinedRecord:
-    """A released record whose REQUIRED fields read_json_list has already checked."""
+    """A released record whose REQUIRED fields read_json_list has already checked (``known``: the
+    subsets, asked once per file by the callers that read many records)."""
+    known = catalog() if known is None else known
     features = record.get("custom_features") or {}
     if not isinstance(features, dict):
         return quarantine(NAME, location, "custom_features is not an object", raw_json(record))
     category, category_key = released_category(record)
-    subset = subset_of(file_stem, category, features)
+    subset = subset_of(file_stem, category, features, known)
     if subset is None:
         reason = f"cannot tell the subset: file {file_stem!r}, category {category!r}"
         return quarantine(NAME, location, reason, raw_json(record))
     try:
-        language, upstream_language = record_language(subset, features)
+        language, upstream_language = record_language(subset, features, known)
     except ValueError as error:
         return quarantine(NAME, location, str(error), raw_json(record))
     return ReleasedRecord(
@@ -148,10 +175,11 @@ def parse_record(
 
 
 def iter_release_file(path: Path, relative: str) -> Iterator[ReleasedRecord | QuarantinedRecord]:
+    known = catalog()
     for parsed in read_json_list(NAME, path, relative, REQUIRED):
         if isinstance(parsed, tuple):
             index, record = parsed
-            yield parse_record(path.stem, index, f"{relative}[{index}]", record)
+            yield parse_record(path.stem, index, f"{relative}[{index}]", record, known)
         else:
             yield parsed
 
@@ -181,12 +209,13 @@ def load_release(
     files, root = release_files(Path(path))
     records: list[ReleasedRecord] = []
     bad: list[QuarantinedRecord] = []
+    known = catalog()
     for file in files:
         for loaded in iter_release_file(file, file.relative_to(root).as_posix()):
             if isinstance(loaded, ReleasedRecord):
                 if subsets is None or loaded.subset in subsets:
                     records.append(loaded)
-            elif subsets is None or file.stem in subsets or file.stem not in SUBSET_CATEGORIES:
+            elif subsets is None or file.stem in subsets or file.stem not in known:
                 bad.append(loaded)
     return records, bad
 

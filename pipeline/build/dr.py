@@ -27,6 +27,7 @@ from pipeline.records import (
     RunResult,
 )
 from pipeline.store import Store
+from pipeline.subsets import subset_spec
 from sandboxes.profiles import get_profile
 
 COMPILERS = ("g++", "clang++")
@@ -37,7 +38,6 @@ LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=10.0))
 # Probed first: a snippet unstable here is dropped without compiling its other 36 settings (the drop is
 # the same one the full matrix would make: any unstable setting drops the snippet).
 PROBE_KEYS = ("g++-C++03--O0", "clang++-C++17--O2", "g++-C++17--O3", "clang++-C++03--Os")
-DR_PROFILE = "surge-dr"  # clang++ is clang 19: it prints the line gutters SURGE's labels show
 
 
 def settings(keys: tuple[str, ...] = KEYS) -> list[ExecutionSetting]:
@@ -61,7 +61,7 @@ def dependencies(labels: dict[str, str]) -> list[bool]:
 
 def build_snippets(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """(outcomes, candidate rows, failures of ours) for one batch of dr snippets, in two waves."""
-    profile = get_profile(config.profile if config.profile != "default" else DR_PROFILE)
+    profile = get_profile(subset_spec(config.subset).build_profile_for(config.profile))  # surge-dr
     probes = _run(store, config, profile, items, PROBE_KEYS)
     # a probe that failed on our side is not stable either: the snippet waits for the next run
     stable = [

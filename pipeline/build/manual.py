@@ -44,10 +44,19 @@ def cpu_s(run: RunResult) -> float:
 
 
 def build_scripts(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
-    """(outcomes, candidate rows, failures of ours) for one batch of sc/tc items."""
+    """(outcomes, candidate rows, failures of ours) for one batch of sc items: two repeats each."""
+    return _build(store, config, items, timed=False)
+
+
+def build_timed_scripts(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+    """The same for tc: ``config.repeats`` copies each, one after the other, for the CPU-time median."""
+    return _build(store, config, items, timed=True)
+
+
+def _build(store: Store, config: BuildConfig, items: list[BuildItem], timed: bool) -> Built:
     profile = get_profile(config.profile)
-    copies = config.repeats if config.subset == "tc" else 1
-    repeats = 1 if config.subset == "tc" else 2
+    copies = config.repeats if timed else 1
+    repeats = 1 if timed else 2
     requests = [
         RunRequest(program=item.program(), profile=profile, limits=LIMITS, repeats=repeats)
         for item in items
@@ -55,11 +64,11 @@ def build_scripts(store: Store, config: BuildConfig, items: list[BuildItem]) -> 
     ]
     results = execute(store, requests, config.backend, config.unsafe, config.workers, reuse=copies == 1)
     per_item = [results[position * copies : (position + 1) * copies] for position in range(len(items))]
-    return failures.judge_each(items, per_item, lambda item, runs: judge(config, item, runs))
+    return failures.judge_each(items, per_item, lambda item, runs: judge(config, item, runs, timed))
 
 
 def judge(
-    config: BuildConfig, item: BuildItem, runs: list[RunResult]
+    config: BuildConfig, item: BuildItem, runs: list[RunResult], timed: bool
 ) -> tuple[BuildOutcome, list[DatasetRow]]:
     first = runs[0]
     run_ids = (first.run_id,)
@@ -78,7 +87,7 @@ def judge(
     times = sorted(cpu_s(r) for r in runs)
     median_s = statistics.median(times)
     features: dict[str, object] = {"qid": f"{item.subset}_s{config.seed}_{item.index}", "fid": item.template}
-    if config.subset == "tc":
+    if timed:  # tc's time is text, as released; sc's a float of seconds
         features["time"] = f"{median_s:.4f} seconds"
         features |= {"cpu_s_median": round(median_s, 4), "cpu_s_spread": [times[0], times[-1]]}
         features["time_bin"] = time_bin(median_s)

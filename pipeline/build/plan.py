@@ -13,13 +13,19 @@ from pipeline.build.records import BuildConfig, BuildItem, plan_table
 from pipeline.errors import ConfigurationError
 from pipeline.records import LabelProtocol, Language, Program, ProgramFile, SourceItem, content_id
 from pipeline.store import Store
-from pipeline.templates import DR, SCRIPT_TEMPLATES, ScriptTemplate, instance_rng
+from pipeline.templates import DR, ScriptTemplate, instance_rng, library_scripts
 
 
 def script_templates(config: BuildConfig) -> tuple[ScriptTemplate, ...]:
     """The library's templates, or SURGE's own scripts (by fid) when --templates names the release."""
     if config.templates == "library":
-        return SCRIPT_TEMPLATES[config.subset]
+        found = library_scripts(config.subset)
+        if not found:
+            raise ConfigurationError(
+                f"no manual-implementation templates for subset {config.subset!r}",
+                hint="add its scripts to pipeline/templates/scripts/<subset>/, their samplers to catalog.py",
+            )
+        return found
     from pipeline.templates.released import released_templates
     from sources.surge_release import load_release
 
@@ -154,23 +160,34 @@ def repository_items(config: BuildConfig, start: int, count: int) -> list[BuildI
     ]
 
 
+def plan_scripts(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+    """sc, tc: the library's scripts (or the release's, by fid), round robin, with sampled command lines."""
+    templates = script_templates(config)
+    return [script_item(config, templates, index) for index in range(start, start + count)]
+
+
+def plan_snippets(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+    """dr: the library's C++ snippets, round robin, with sampled holes."""
+    return [snippet_item(config, index) for index in range(start, start + count)]
+
+
+def plan_upstream(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+    """Refactor and prover subsets: the upstream sources' items, stratified by language."""
+    chosen = upstream_items(config)[start : start + count]
+    return [refactor_item(config, start + offset, item) for offset, item in enumerate(chosen)]
+
+
 def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+    """The subset's spec plans its instances (SubsetSpec.plan_items); a spec without a planner is refused."""
     from pipeline.subsets import subset_spec
 
     spec = subset_spec(config.subset)
-    if spec.plan_item is not None:  # a subset that plans itself (e.g. pyver): no table to extend here
-        return [spec.plan_item(config, index) for index in range(start, start + count)]
-    if config.subset == "rl":
-        return repository_items(config, start, count)
-    if spec.upstream_sources:
-        chosen = upstream_items(config)[start : start + count]
-        return [refactor_item(config, start + offset, item) for offset, item in enumerate(chosen)]
-    if config.subset == "dr":
-        return [snippet_item(config, index) for index in range(start, start + count)]
-    if config.subset in SCRIPT_TEMPLATES:
-        templates = script_templates(config)
-        return [script_item(config, templates, index) for index in range(start, start + count)]
-    raise ConfigurationError(f"no manual-implementation templates for subset {config.subset!r}")
+    if spec.plan_items is None:
+        raise ConfigurationError(
+            f"subset {config.subset!r} has no build planner",
+            hint="give its spec plan_items and build_batch (docs/build.md, 'Adding a subset')",
+        )
+    return spec.plan_items(config, start, count)
 
 
 def write_plan(store: Store, config: BuildConfig, start: int, count: int) -> int:

@@ -97,6 +97,7 @@ def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> B
     outcomes: list[BuildOutcome] = []
     ours: list[OurFailure] = []
     proposals: list[tuple[BuildItem, SourceItem, Program]] = []
+    protocol = subset_spec(config.subset).protocol  # the checker's answer is the label
     with llm_settings(config.subset) as settings:
         recorded = settings.model == RECORDED_MODEL
         client = LLMClient(settings)
@@ -110,7 +111,9 @@ def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> B
             if text is None:
                 outcomes.append(_outcome(config, item, "dropped", why, (), ()))
                 continue
-            program = Program.single(Language.LEAN4, text, filename="Main.lean", origin=_origin(source))
+            program = Program.single(
+                Language.LEAN4, text, filename="Main.lean", protocol=protocol, origin=_origin(source)
+            )
             proposals.append((item, source, program))
     profile = get_profile(config.profile)
     requests = [RunRequest(program=p, profile=profile, limits=PROOF_LIMITS) for _, _, p in proposals]

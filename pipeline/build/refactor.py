@@ -33,22 +33,21 @@ from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref, upstream_of
 from pipeline.dataset import DatasetRow
+from pipeline.errors import ConfigurationError
 from pipeline.llm import LLMClient, LLMSettings
 from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_recorded
-from pipeline.records import Limits, PhaseLimits, Program, RunRequest, RunResult, SourceItem, Verdict
+from pipeline.records import Program, RunRequest, RunResult, SourceItem, Verdict
 from pipeline.refactor.execute import REFACTOR_LIMITS
 from pipeline.refactor.methods import method_for
 from pipeline.review import queue_of
 from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
-from sandboxes.languages import method_setting_for, spec_for
+from sandboxes.languages import method_setting_for
 from sandboxes.profiles import get_profile
 
 RECORDED_DIR = Path(__file__).parent / "recorded"
-BG_LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=35.0))  # SURGE dropped bg cases past 30 s
 AUTO_REVIEWER = "auto-approve"
-CL_REPOS = {"leetcode": "LeetCode", "ojcode": "OJCode"}
 
 
 @contextmanager
@@ -115,8 +114,8 @@ def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) 
         request = RunRequest(
             program=entry.program,
             setting=method_setting_for(entry.program, method_for(source).setting),
-            profile=get_profile(_profile(config)),
-            limits=BG_LIMITS if config.subset == "bg" else REFACTOR_LIMITS,
+            profile=get_profile(subset_spec(config.subset).build_profile_for(config.profile)),
+            limits=subset_spec(config.subset).build_limits or REFACTOR_LIMITS,
             repeats=2,
         )
         run = execute(store, [request], config.backend, config.unsafe, 1)[0]
@@ -138,37 +137,27 @@ def _auto_approvable(entry: Entry) -> bool:
     return entry.run_is_acceptable and (not rated or entry.extra["difficulty"] is not None)
 
 
-def _profile(config: BuildConfig) -> str:
-    return "surge-bg" if config.subset == "bg" and config.profile == "default" else config.profile
-
-
 def _unusable(config: BuildConfig, run: RunResult) -> str:
-    """Why an approved program's run cannot be a label ('' if it can). bg labels a failing run (that is
-    the point of a bug) but drops cases past 30 s, as SURGE did; ml/cl need a clean run."""
+    """Why an approved program's run cannot be a label ('' if it can). A subset that labels failing runs
+    (bg: that is the point of a bug) still drops cases past its time limit, as SURGE did; ml/cl need a
+    clean run."""
     if run.distinct_outputs > 1:
         return "non-deterministic"
-    if config.subset == "bg":
+    if subset_spec(config.subset).labels_failures:
         limits = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT}
         return "timeout (past 30 s)" if run.verdict in limits else ""
     return "" if run.verdict is Verdict.OK else run.verdict.value
 
 
 def _features(config: BuildConfig, source: SourceItem, program: Program, extra: dict) -> dict[str, object]:
-    code = program.entry_file.content
-    language = source.upstream_language or spec_for(program.language).display_name
-    if config.subset == "bg":  # SURGE's bg keys: gt0 (the correct program's output), language, type
-        types = source.fields.get("bug_types") or []
-        return {"language": language, "gt0": extra.get("oracle_output", ""), "type": types or "None"}
-    features: dict[str, object] = {"language": language, "lines": code.count("\n") + 1}
-    if config.subset != "cl":
-        return {**features, "repo": source.upstream_repo}
-    # SURGE's cl keys; repo names the judge as SURGE does (the upstream repository is in the provenance)
-    return {
-        **features,
-        "repo": CL_REPOS.get(source.source, source.source),
-        "difficulty": extra.get("difficulty"),  # as confirmed in review (the proposal stays in review.db)
-        "keywords": list(source.fields.get("keywords") or []),
-    }
+    """The row's custom_features, as the subset's spec makes them (SURGE's keys for that subset)."""
+    make = subset_spec(config.subset).row_features
+    if make is None:
+        raise ConfigurationError(
+            f"subset {config.subset!r} has no row_features for a refactor build",
+            hint="give its spec row_features (pipeline/subsets/ml.py is the model)",
+        )
+    return make(source, program, extra)
 
 
 def _row(

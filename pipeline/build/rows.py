@@ -23,9 +23,9 @@ def script_question(program: Program) -> str:
 
 def upstream(item: BuildItem, seed: int) -> UpstreamRef:
     library = item.template_origin == "library"
-    folder = "snippets" if item.subset == "dr" else f"scripts/{item.subset}"
-    path = f"pipeline/templates/{folder}/{item.template}" if library else f"fid:{item.template}"
-    if subset_spec(item.subset).plan_item is not None:  # a subset's own templates: its file says where
+    folder = subset_spec(item.subset).template_folder
+    path = f"{folder}/{item.template}" if library else f"fid:{item.template}"
+    if library and not folder:  # a subset's own templates (pyver): its file says where, in the domain
         path = item.domain
     return UpstreamRef(
         source=TEMPLATE_SOURCE if library else "surge_release",

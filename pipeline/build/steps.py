@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pipeline.build import dr, failures, manual, prove, refactor, repository
+from pipeline.build import failures
 from pipeline.build.failures import OurFailure
 from pipeline.build.plan import read_batch, write_plan
 from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
 from pipeline.dataset import DatasetRow, dataset_table
+from pipeline.errors import ConfigurationError
 from pipeline.review import queue_of
 from pipeline.review.queue import ReviewQueue
 from pipeline.store import Store
@@ -44,14 +45,12 @@ def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, Any]
     items = [item for item in read_batch(store, config.build_key, batch) if item.item_id not in done]
     if not items:
         return {"kept": 0, "dropped": 0, "skipped": 1}
-    own = subset_spec(config.subset).build_batch  # a subset that builds itself (e.g. pyver)
-    step = own or {
-        "dr": dr.build_snippets,
-        "sc": manual.build_scripts,
-        "tc": manual.build_scripts,
-        "rl": repository.build_repositories,
-        "fl": prove.build_proofs,
-    }.get(config.subset, refactor.build_refactored)
+    step = subset_spec(config.subset).build_batch  # the spec names its construction method's step
+    if step is None:
+        raise ConfigurationError(
+            f"subset {config.subset!r} has no build step",
+            hint="give its spec a build_batch (docs/build.md, 'Adding a subset')",
+        )
     new_outcomes, rows, ours = step(store, config, items)
     candidates = candidate_table(store)
     candidates.append(rows)

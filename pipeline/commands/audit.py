@@ -20,13 +20,13 @@ from pipeline.commands.common import (
     repeats_count,
     time_margin,
 )
-from pipeline.subsets import REGISTRY
+from pipeline.subsets import SUBSET_NAMES
 
 HELP = (
     "re-execute a released SURGE dataset, score every label with SURGE's metric and explain each disagreement"
 )
 EXAMPLE = "surge audit dataset/ --profile all --limit 20 --repeats 2 --json"
-SUBSET_CHOICES = tuple(REGISTRY)
+SUBSET_CHOICES = SUBSET_NAMES  # the registry's, when a value is checked
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

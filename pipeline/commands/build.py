@@ -32,8 +32,6 @@ HELP = "build benchmark subsets (templates, LLM refactor, repositories, Lean-che
 EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
 BATCH_ITEMS = 16  # items per batch when --batch-size is not given
 SHORT_EXIT_CODE = 3  # "done, but": every item was decided, yet fewer rows than --n
-# Subsets this command can build today (pipeline/build); the others are reported, not faked.
-BUILDABLE = {"sc", "tc", "dr", "ml", "cl", "bg", "rl", "fl"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_argument(parser)
     parser.add_argument("--n", type=int, default=None, help="rows per subset (default: SURGE's Table 1 size)")
     parser.add_argument("--seed", type=seed_number, default=0, help="same seed, same instances, row for row")
-    add_profile_argument(parser, "; build takes one (dr: default means surge-dr)")
+    own = ", ".join(f"{n}: default means {s.build_profile}" for n, s in REGISTRY.items() if s.build_profile)
+    add_profile_argument(parser, f"; build takes one ({own})")
     parser.add_argument(
         "--repeats",
         type=repeats_count,
@@ -162,7 +161,7 @@ NO_CHECKER_FIX = "leave fl out, or set up a Lean checker (surge doctor; docs/lea
 
 def _unbuildable(name: str, spec: Any) -> tuple[str, str] | None:
     """(why, how to fix it) when this machine or this version cannot build the subset at all."""
-    if name not in BUILDABLE and spec.build_batch is None:
+    if spec.build_batch is None or spec.plan_items is None:  # reported, not faked
         return f"construction method {spec.construction.value} is not wired for {name} yet", NO_BUILDER_FIX
     if why := _missing_checker(spec):
         return why, NO_CHECKER_FIX

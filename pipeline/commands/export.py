@@ -14,7 +14,7 @@ from pipeline.export.folder import check_target, write_whole
 from pipeline.export.hf import write_hf
 from pipeline.export.surge_format import SurgeExport, build_export, write_surge
 from pipeline.store import Store
-from pipeline.subsets import REGISTRY
+from pipeline.subsets import SUBSET_NAMES
 from sources.surge_release import load_release
 
 if TYPE_CHECKING:  # huggingface_hub and httpx (~0.2 s) load for a push, not when the CLI builds its parser
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed", type=seed_number, default=0, help="few-shot example draw, 0-2^63-1 (default: 0)"
     )
-    parser.add_argument("--subset", action="append", choices=tuple(REGISTRY), help="only these (repeatable)")
+    parser.add_argument("--subset", action="append", choices=SUBSET_NAMES, help="only these (repeatable)")
     parser.add_argument(
         "--overwrite",
         action="store_true",

@@ -10,7 +10,7 @@ from pipeline.commands.common import positive_int, workers_count
 from pipeline.errors import ConfigurationError, InputError
 from pipeline.scoring.predict import PROMPT_FIELDS, Budget, RunTotals, finished_ids, parse_budget, predict
 from pipeline.scoring.predictions import read_dataset
-from pipeline.subsets import REGISTRY
+from pipeline.subsets import SUBSET_NAMES
 from sources.surge_release import ReleasedRecord
 
 HELP = "ask an OpenAI-compatible model each record's SURGE prompt and write predictions for `surge score`"
@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--subset",
         action="append",
-        choices=sorted(REGISTRY),
+        choices=SUBSET_NAMES,
         default=None,
         help="only this subset (repeatable)",
     )

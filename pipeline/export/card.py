@@ -47,7 +47,8 @@ def counts(rows: Sequence[DatasetRow]) -> dict[str, Counter[str]]:
         tallies["language"][f"{row.subset}: {row.language or 'n/a'}"] += 1
         if "difficulty" in features:
             tallies["difficulty"][f"{row.subset}: {features['difficulty']}"] += 1
-        if row.subset == "bg":
+        spec = REGISTRY.get(row.subset)
+        if spec is not None and "type" in spec.feature_keys:  # bg: the bug's kinds
             kinds = features.get("type")
             for kind in kinds if isinstance(kinds, list) else [str(kinds)]:
                 tallies["bug type"][kind] += 1

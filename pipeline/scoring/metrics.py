@@ -4,7 +4,8 @@ with the released one. Model predictions are scored by surge_eval.py, which adds
 Each subset's score as SURGE's own evaluation defines it (github.com/Imbernoulli/SURGE, eval/).
 
 Written from the definitions, not copied: scores are in [0, 1]; anything unparseable scores 0, as
-upstream's try/except does. `score(record, output)` picks the metric the way eval/main.py does.
+upstream's try/except does. Which metric a record is scored with is its subset spec's to say
+(``SubsetSpec.metric``, built from the rules below); `score(record, output)` asks it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from sources.surge_release import ReleasedRecord
 
 Metric = Callable[[str, str], float]
+MetricRule = Callable[[ReleasedRecord], tuple[str, Metric]]
 
 # ---------------------------------------------------------------------------------------------
 # The basic measures
@@ -191,19 +193,30 @@ def repository_metric(features: dict[str, Any]) -> tuple[str, Metric]:
     return "exact_match", exact_match
 
 
+def fixed(name: str, metric: Metric) -> MetricRule:
+    """The rule of a subset scored with one metric whatever the record (ml, cl: exact; bg, dr: Jaccard)."""
+
+    def rule(record: ReleasedRecord) -> tuple[str, Metric]:
+        return name, metric
+
+    return rule
+
+
+def script_rule(record: ReleasedRecord) -> tuple[str, Metric]:
+    """sc, tc: by the script's name."""
+    return script_metric(str(record.custom_features.get("fid", "")))
+
+
+def repository_rule(record: ReleasedRecord) -> tuple[str, Metric]:
+    """rl: by the repository."""
+    return repository_metric(record.custom_features)
+
+
 def metric_for(record: ReleasedRecord) -> tuple[str, Metric]:
-    subset = record.subset
-    if subset in ("ml", "cl"):
-        return "exact_match", exact_match
-    if subset in ("bg", "dr"):
-        return "jaccard_words", jaccard_words
-    if subset in ("sc", "tc"):
-        return script_metric(str(record.custom_features.get("fid", "")))
-    if subset == "rl":
-        return repository_metric(record.custom_features)
-    if subset == "fl":
-        return "fl_score", fl_score
-    return "exact_match", exact_match
+    """The record's subset spec says; an unknown subset is refused (ConfigurationError), never guessed."""
+    from pipeline.subsets import subset_spec  # the specs import these metrics
+
+    return subset_spec(record.subset).metric(record)
 
 
 def score(record: ReleasedRecord, output: str) -> tuple[str, float]:

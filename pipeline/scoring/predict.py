@@ -35,7 +35,6 @@ if TYPE_CHECKING:  # the client (httpx) loads when a prediction is asked, not wh
 
 PromptVariant = Literal["zero-shot", "few-shot", "cot"]
 PROMPT_FIELDS: dict[str, str] = {"zero-shot": "sys_0shot", "few-shot": "sys_3shot", "cot": "sys_cot"}
-UNEXTRACTED_SUBSETS = frozenset({"fl"})  # eval/main.py scores fl's raw reply: there is nothing to extract
 
 
 class Budget(BaseModel):
@@ -117,7 +116,11 @@ def prompt_hash(messages: Sequence[dict[str, str]]) -> str:
 
 
 def extracted_answer(subset: str, reply: str) -> str | None:
-    return reply if subset in UNEXTRACTED_SUBSETS else extract_output(reply)
+    """What SURGE's eval reads of a reply: the extracted output, or the raw reply where the subset's spec
+    says the eval scores it whole (fl's JSON)."""
+    from pipeline.subsets import subset_spec
+
+    return extract_output(reply) if subset_spec(subset).extracts_answer else reply
 
 
 def finished_ids(path: Path, model: str, variant: PromptVariant) -> set[str]:

@@ -170,15 +170,36 @@ def word_jaccard(first: Any, second: Any) -> float:
     return jaccard_words(second, first)
 
 
-def score_prediction(subset: str, gt: str, features: dict[str, Any], prediction: str) -> float:
-    """The item's score in [0, 1], or NaN where upstream's is NaN (an undefined Spearman rho)."""
-    if subset in ("ml", "cl"):
-        return float(gt == extract_output(prediction))
-    if subset in ("bg", "dr"):
-        output = extract_output(prediction)
-        return 0.0 if output is None else word_jaccard(gt, output)
-    if subset in ("sc", "tc"):
-        return script_score(prediction, gt, str(features.get("fid", "")))
-    if subset == "rl":
-        return rl_score(prediction, gt, features)
+# Each subset spec's ``score_prediction`` is one of these: (gt, custom_features, prediction) -> score.
+
+
+def exact_extracted(gt: str, features: dict[str, Any], prediction: str) -> float:
+    """ml, cl: 1 when the label equals the extracted output (the label is not stripped)."""
+    return float(gt == extract_output(prediction))
+
+
+def jaccard_extracted(gt: str, features: dict[str, Any], prediction: str) -> float:
+    """bg, dr: word Jaccard of the label and the extracted output; nothing extracted scores 0."""
+    output = extract_output(prediction)
+    return 0.0 if output is None else word_jaccard(gt, output)
+
+
+def script_scored(gt: str, features: dict[str, Any], prediction: str) -> float:
+    """sc, tc: by the script's name (``fid``)."""
+    return script_score(prediction, gt, str(features.get("fid", "")))
+
+
+def repository_scored(gt: str, features: dict[str, Any], prediction: str) -> float:
+    return rl_score(prediction, gt, features)
+
+
+def proof_check_scored(gt: str, features: dict[str, Any], prediction: str) -> float:
     return fl_score(prediction, gt)
+
+
+def score_prediction(subset: str, gt: str, features: dict[str, Any], prediction: str) -> float:
+    """The item's score in [0, 1], or NaN where upstream's is NaN (an undefined Spearman rho), as the
+    subset's spec scores it; an unknown subset is refused (ConfigurationError), never scored by default."""
+    from pipeline.subsets import subset_spec  # the specs import the scorers above
+
+    return subset_spec(subset).score_prediction(gt, features, prediction)

@@ -1,17 +1,54 @@
-"""One spec per subset (see base.py); a new subset is one new file plus one line in REGISTRY."""
+"""One spec per subset (see base.py); a new subset is one new file plus one ``register_subset`` call.
+
+``REGISTRY`` is the one table of subsets: every stage, the release's reader and the CLI's ``--subset``
+choices read it when they run, so a subset registered later (a test's, or a plug-in's) is seen by all.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from pipeline.errors import ConfigurationError
 from pipeline.subsets import bg, cl, dr, fl, ml, pyver, rl, sc, tc
-from pipeline.subsets.base import Candidate, ConstructionMethod, ProgramPlan, SubsetSpec, Unrunnable
+from pipeline.subsets.base import (
+    Candidate,
+    ConstructionMethod,
+    ProgramPlan,
+    SubsetSpec,
+    Unrunnable,
+    later,
+    per_index,
+)
+from sources.surge_release import ReleaseSubset
 
-REGISTRY: dict[str, SubsetSpec] = {
-    spec.name: spec for spec in (ml.SPEC, cl.SPEC, rl.SPEC, sc.SPEC, tc.SPEC, bg.SPEC, dr.SPEC, fl.SPEC)
-}
-REGISTRY[pyver.SPEC.name] = pyver.SPEC  # ours, not SURGE's: the example of a new subset (docs/build.md)
+REGISTRY: dict[str, SubsetSpec] = {}
 # SURGE's eight, as released: what the release's audit, the card's facts and released prompts cover.
-RELEASED: dict[str, SubsetSpec] = {name: spec for name, spec in REGISTRY.items() if spec.upstream_release}
+RELEASED: dict[str, SubsetSpec] = {}
+
+
+def register_subset(spec: SubsetSpec) -> SubsetSpec:
+    """Add a subset (or replace the one of that name); refused when its category number is another's."""
+    taken = {other.category: name for name, other in REGISTRY.items() if name != spec.name}
+    if spec.category in taken:
+        raise ConfigurationError(
+            f"subset {spec.name!r} takes category {spec.category}, which is {taken[spec.category]!r}'s",
+            hint=f"give it a number no subset has (taken: {', '.join(map(str, sorted(taken)))})",
+        )
+    REGISTRY[spec.name] = spec
+    RELEASED.pop(spec.name, None)
+    if spec.upstream_release:
+        RELEASED[spec.name] = spec
+    return spec
+
+
+def unregister_subset(name: str) -> None:
+    REGISTRY.pop(name, None)
+    RELEASED.pop(name, None)
+
+
+for _spec in (ml.SPEC, cl.SPEC, rl.SPEC, sc.SPEC, tc.SPEC, bg.SPEC, dr.SPEC, fl.SPEC):
+    register_subset(_spec)
+register_subset(pyver.SPEC)  # ours, not SURGE's: the example of a new subset (docs/build.md)
 
 
 def subset_spec(name: str) -> SubsetSpec:
@@ -23,13 +60,44 @@ def subset_spec(name: str) -> SubsetSpec:
         ) from None
 
 
+class SubsetNames:
+    """The registry's names as they are when asked: argparse reads ``choices`` when it checks a value
+    and when it prints help, so ``--subset`` accepts a subset registered after the parser was built."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in REGISTRY
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(REGISTRY))
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
+
+
+SUBSET_NAMES = SubsetNames()
+
+
+def release_catalog() -> dict[str, ReleaseSubset]:
+    """What the release's reader needs of each subset: its category number and its one language."""
+    return {
+        name: ReleaseSubset(category=spec.category, language=spec.language) for name, spec in REGISTRY.items()
+    }
+
+
 __all__ = [
     "REGISTRY",
     "RELEASED",
+    "SUBSET_NAMES",
+    "SubsetNames",
     "Candidate",
     "ConstructionMethod",
     "ProgramPlan",
     "SubsetSpec",
     "Unrunnable",
+    "later",
+    "per_index",
+    "register_subset",
+    "release_catalog",
     "subset_spec",
+    "unregister_subset",
 ]

@@ -1,14 +1,17 @@
 """What a subset is: one small spec per subset (``pipeline/subsets/<name>.py``) plus a registry line.
 
 A spec carries everything the stages need to know about a subset and nothing they can derive:
-its category number and how the release spells the category key, the construction method that builds it,
-how a released record becomes a program (``to_program``), the label protocol, the metric SURGE scores it
-with, the ``custom_features`` keys the release uses and the few-shot count of its prompts. Audit, build
-and export read these fields; none keeps a per-subset table.
+its category number and how the release spells the category key, the language every record is in (if
+one), the construction method with its planner and build step, the build's profile and limits, how a
+released record becomes a program (``to_program``), the label protocol, the metric a label is compared
+with and how a model's prediction is scored, the ``custom_features`` keys the release uses and the
+few-shot count of its prompts. Audit, build, export, score and the release's reader ask these fields;
+none keeps a per-subset table or names a subset (tests/architecture/test_no_subset_names.py).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -16,7 +19,7 @@ from typing import Any
 
 from pydantic import Field
 
-from pipeline.records import ExecutionSetting, Frozen, LabelProtocol, Program
+from pipeline.records import ExecutionSetting, Frozen, LabelProtocol, Language, Limits, Program
 from sources.surge_release import ReleasedRecord
 
 
@@ -59,6 +62,40 @@ class Unrunnable(ValueError):
 
 # record -> plan; raises ValueError with the reason when the record cannot become a program.
 ToProgram = Callable[[ReleasedRecord], ProgramPlan]
+# (output, gt) -> similarity in [0, 1]
+Metric = Callable[[str, str], float]
+# record -> (metric name, metric) the record's labels are compared with (the audit: label against label)
+MetricRule = Callable[[ReleasedRecord], tuple[str, Metric]]
+# (gt, custom_features, the model's raw reply) -> score in [0, 1], or NaN where SURGE's eval gives NaN
+PredictionScorer = Callable[[str, dict[str, Any], str], float]
+# The build's records (BuildConfig, BuildItem, Store) live in pipeline/build, which imports this module:
+# the build's hooks are typed loosely and a subset's file imports the build lazily (``later``).
+# (config, start, count) -> the build items of instances [start, start + count), fewer when they run out
+PlanItems = Callable[[Any, int, int], list[Any]]
+# (store, config, items) -> (outcomes, candidate rows, failures of ours: pipeline.build.failures.OurFailure)
+BuildBatch = Callable[[Any, Any, list[Any]], tuple[list[Any], list[Any], list[Any]]]
+# (source item, program, the review's extra facts) -> the row's custom_features (a refactor subset's keys)
+RowFeatures = Callable[[Any, Program, dict[str, Any]], dict[str, object]]
+
+
+def later(module: str, name: str) -> Callable[..., Any]:
+    """``module.name``, imported when first called: a spec names a build step of pipeline/build, which
+    imports the registry, without importing it while the registry loads."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = name
+    return call
+
+
+def per_index(plan_item: Callable[[Any, int], Any]) -> PlanItems:
+    """A planner from a rule for one instance (index -> item), for subsets whose instances never run out."""
+
+    def plan(config: Any, start: int, count: int) -> list[Any]:
+        return [plan_item(config, index) for index in range(start, start + count)]
+
+    return plan
 
 
 class ConstructionMethod(StrEnum):
@@ -82,7 +119,13 @@ class SubsetSpec:
     feature_keys: tuple[str, ...]  # custom_features keys the release uses, in its order
     few_shot_examples: int  # examples in sys_3shot (3, but 4 in bg and 6 in dr)
     to_program: ToProgram  # how a released record becomes a program (the subset's run protocol)
+    metric: MetricRule  # how a label is compared with the released one (the audit's similarity)
+    score_prediction: PredictionScorer  # how a model's reply is scored, as SURGE's eval/main.py does
     category_in_release: int | None = None  # what the released file says, where it differs (cl: 1)
+    # The language of every record, where the subset has one (the release's dr, sc, tc, fl name none).
+    language: Language | None = None
+    # False where SURGE's eval scores the raw reply (fl's JSON): `surge predict` stores it unextracted.
+    extracts_answer: bool = True
     # The upstream sources (sources/registry.py names) a refactor or prover build reads its items from.
     upstream_sources: tuple[str, ...] = ()
     # How the dataset picks n rows from a build's candidates in item order (default: the first n);
@@ -91,13 +134,23 @@ class SubsetSpec:
     # False for a subset of ours (e.g. pyver): the release-facing parts (the release's audit, the card's
     # facts about SURGE's eight subsets, the released prompt templates) leave it out.
     upstream_release: bool = True
-    # A subset that builds itself (docs/build.md "Adding a subset"): plan_item(config, index) -> BuildItem
-    # and build_batch(store, config, items) -> (outcomes, candidate rows, failures of ours: a list of
-    # pipeline.build.failures.OurFailure, never recorded as outcomes). Typed loosely: the build's records
-    # live in a later module (pipeline/build), imported lazily by the subset's file.
-    plan_item: Callable[[Any, int], Any] | None = None
-    build_batch: Callable[[Any, Any, list[Any]], tuple[list[Any], list[Any], list[Any]]] | None = None
+    # How `surge build` makes the subset (docs/build.md "Adding a subset"): plan_items(config, start,
+    # count) -> build items, and build_batch(store, config, items) -> (outcomes, candidate rows, failures
+    # of ours, never recorded as outcomes). None: not buildable here, and `surge build` says so.
+    plan_items: PlanItems | None = None
+    build_batch: BuildBatch | None = None
+    build_profile: str = ""  # the profile a build runs under when given `default` ('' = default itself)
+    build_limits: Limits | None = None  # a run's limits in the build, where its method lets a subset choose
+    # A refactor build: the row's custom_features, and whether a failing run is a label (bg: the bug's).
+    row_features: RowFeatures | None = None
+    labels_failures: bool = False
+    # Where the repository keeps the subset's template library (provenance of a built row).
+    template_folder: str = ""
 
     @property
     def released_category(self) -> int:
         return self.category if self.category_in_release is None else self.category_in_release
+
+    def build_profile_for(self, asked: str) -> str:
+        """The profile a build of this subset runs under when ``asked`` is the one on the command line."""
+        return self.build_profile if self.build_profile and asked == "default" else asked

@@ -8,14 +8,27 @@ The labels' C++ diagnostics use ASCII quotes (LANG=C) and Python's tracebacks ar
 `surge-bg` and `surge-repro` profiles model that environment.
 """
 
-from pipeline.records import ExecutionSetting, LabelProtocol, Language, Program
-from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
-from pipeline.subsets.programs import origin, record_language
+from typing import Any
+
+from pipeline.records import (
+    ExecutionSetting,
+    LabelProtocol,
+    Language,
+    Limits,
+    PhaseLimits,
+    Program,
+    SourceItem,
+)
+from pipeline.scoring.metrics import fixed, jaccard_words
+from pipeline.scoring.surge_eval import jaccard_extracted
+from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec, later
+from pipeline.subsets.programs import origin, record_language, refactored_language
 from sandboxes.languages.java import class_file_name
 from sources.surge_release import ReleasedRecord
 
 APP_FILES = {Language.PYTHON: "test.py", Language.CPP: "test.cpp", Language.C: "test.c"}
 SETTINGS = {Language.CPP: ExecutionSetting(compiler="g++", standard="c++11")}
+BUILD_LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=35.0))  # SURGE dropped bg cases past 30 s
 
 
 def to_program(record: ReleasedRecord) -> ProgramPlan:
@@ -38,6 +51,13 @@ def to_program(record: ReleasedRecord) -> ProgramPlan:
     )
 
 
+def row_features(source: SourceItem, program: Program, extra: dict[str, Any]) -> dict[str, object]:
+    """SURGE's bg keys: gt0 (the correct program's output), language, type (the bug's kinds)."""
+    types = source.fields.get("bug_types") or []
+    language = refactored_language(source, program)
+    return {"language": language, "gt0": extra.get("oracle_output", ""), "type": types or "None"}
+
+
 SPEC = SubsetSpec(
     name="bg",
     title="buggy code",
@@ -50,4 +70,12 @@ SPEC = SubsetSpec(
     few_shot_examples=4,
     upstream_sources=("debugbench",),
     to_program=to_program,
+    metric=fixed("jaccard_words", jaccard_words),
+    score_prediction=jaccard_extracted,
+    plan_items=later("pipeline.build.plan", "plan_upstream"),
+    build_batch=later("pipeline.build.refactor", "build_refactored"),
+    build_profile="surge-bg",  # Python 3.9's tracebacks and LANG=C diagnostics, as the labels show
+    build_limits=BUILD_LIMITS,
+    row_features=row_features,
+    labels_failures=True,
 )

@@ -5,9 +5,27 @@ The reader (sources/surge_release.py) takes the subset from the file name, so a 
 `difficulty` stays cl. Several programs carry their answer in a comment (`# Output: 4`): answer leakage.
 """
 
-from pipeline.records import LabelProtocol
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec
-from pipeline.subsets.programs import complete_program
+from typing import Any
+
+from pipeline.records import LabelProtocol, Program, SourceItem
+from pipeline.scoring.metrics import exact_match, fixed
+from pipeline.scoring.surge_eval import exact_extracted
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
+from pipeline.subsets.programs import code_lines, complete_program, refactored_language
+
+JUDGES = {"leetcode": "LeetCode", "ojcode": "OJCode"}  # the source's name -> the judge SURGE's repo names
+
+
+def row_features(source: SourceItem, program: Program, extra: dict[str, Any]) -> dict[str, object]:
+    """SURGE's cl keys; repo names the judge as SURGE does (the upstream repository is in the provenance)."""
+    return {
+        "language": refactored_language(source, program),
+        "lines": code_lines(program),
+        "repo": JUDGES.get(source.source, source.source),
+        "difficulty": extra.get("difficulty"),  # as confirmed in review (the proposal stays in review.db)
+        "keywords": list(source.fields.get("keywords") or []),
+    }
+
 
 SPEC = SubsetSpec(
     name="cl",
@@ -22,4 +40,9 @@ SPEC = SubsetSpec(
     category_in_release=1,
     upstream_sources=("leetcode", "ojcode"),
     to_program=complete_program,
+    metric=fixed("exact_match", exact_match),
+    score_prediction=exact_extracted,
+    plan_items=later("pipeline.build.plan", "plan_upstream"),
+    build_batch=later("pipeline.build.refactor", "build_refactored"),
+    row_features=row_features,
 )

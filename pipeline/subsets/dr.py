@@ -8,7 +8,9 @@ text such as `Segmentation fault`. clang labels show line gutters (clang 19: the
 """
 
 from pipeline.records import ExecutionSetting, LabelProtocol, Language, Program
-from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
+from pipeline.scoring.metrics import fixed, jaccard_words
+from pipeline.scoring.surge_eval import jaccard_extracted
+from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec, later
 from pipeline.subsets.programs import origin
 from sources.surge_release import ReleasedRecord
 
@@ -37,4 +39,11 @@ SPEC = SubsetSpec(
     feature_keys=("dependencies", "key"),
     few_shot_examples=6,
     to_program=to_program,
+    metric=fixed("jaccard_words", jaccard_words),
+    score_prediction=jaccard_extracted,
+    language=Language.CPP,
+    plan_items=later("pipeline.build.plan", "plan_snippets"),
+    build_batch=later("pipeline.build.dr", "build_snippets"),
+    build_profile="surge-dr",  # clang++ is clang 19: it prints the line gutters SURGE's labels show
+    template_folder="pipeline/templates/snippets",
 )

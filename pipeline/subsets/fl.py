@@ -13,14 +13,23 @@ import json
 from typing import Any
 
 from pipeline.records import LabelProtocol, Language, Program
-from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
+from pipeline.scoring.metrics import fixed, fl_score
+from pipeline.scoring.surge_eval import proof_check_scored
+from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec, later
 from pipeline.subsets.programs import origin
 from sources.surge_release import ReleasedRecord
 
 
 def to_program(record: ReleasedRecord) -> ProgramPlan:
-    program = Program.single(Language.LEAN4, record.question, filename="Main.lean", origin=origin(record))
+    program = proof(record.question, origin(record))
     return ProgramPlan(language="lean4", program=program)
+
+
+def proof(text: str, where: dict[str, str]) -> Program:
+    """A Lean file whose label is the checker's answer (the Lean backend labels by this protocol)."""
+    return Program.single(
+        Language.LEAN4, text, filename="Main.lean", protocol=LabelProtocol.PROOF_CHECK, origin=where
+    )
 
 
 def proof_passes(row: Any) -> bool:
@@ -47,10 +56,16 @@ SPEC = SubsetSpec(
     category_key="custom_category",
     construction=ConstructionMethod.INFERENCE_VERIFICATION,
     release_size=150,
-    protocol=LabelProtocol.STDOUT,
+    protocol=LabelProtocol.PROOF_CHECK,
     feature_keys=(),
     few_shot_examples=3,
     upstream_sources=("lean_workbook", "goedel_prover"),
     select_rows=balanced,
     to_program=to_program,
+    metric=fixed("fl_score", fl_score),
+    score_prediction=proof_check_scored,
+    language=Language.LEAN4,
+    extracts_answer=False,  # eval/main.py scores fl's raw reply: there is nothing to extract
+    plan_items=later("pipeline.build.plan", "plan_upstream"),
+    build_batch=later("pipeline.build.prove", "build_proofs"),
 )

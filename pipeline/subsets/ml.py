@@ -5,9 +5,20 @@ The question is a complete program in `custom_features.language` (Java files are
 class). One Java label was made under a zh_CN locale (a formatted date): a locale drift, not a bad label.
 """
 
-from pipeline.records import LabelProtocol
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec
-from pipeline.subsets.programs import complete_program
+from typing import Any
+
+from pipeline.records import LabelProtocol, Program, SourceItem
+from pipeline.scoring.metrics import exact_match, fixed
+from pipeline.scoring.surge_eval import exact_extracted
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
+from pipeline.subsets.programs import code_lines, complete_program, refactored_language
+
+
+def row_features(source: SourceItem, program: Program, extra: dict[str, Any]) -> dict[str, object]:
+    """SURGE's ml keys: the language, the program's lines, the upstream repository."""
+    language = refactored_language(source, program)
+    return {"language": language, "lines": code_lines(program), "repo": source.upstream_repo}
+
 
 SPEC = SubsetSpec(
     name="ml",
@@ -21,4 +32,9 @@ SPEC = SubsetSpec(
     few_shot_examples=3,
     upstream_sources=("mceval",),
     to_program=complete_program,
+    metric=fixed("exact_match", exact_match),
+    score_prediction=exact_extracted,
+    plan_items=later("pipeline.build.plan", "plan_upstream"),
+    build_batch=later("pipeline.build.refactor", "build_refactored"),
+    row_features=row_features,
 )

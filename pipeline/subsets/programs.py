@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pipeline.records import Language, Program
+from pipeline.records import Language, Program, SourceItem
 from pipeline.subsets.base import ProgramPlan
+from sandboxes.languages import spec_for
 from sandboxes.languages.java import class_file_name
 from sources.surge_release import ReleasedRecord
 
@@ -36,3 +37,12 @@ def recorded_time_s(value: object) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def refactored_language(source: SourceItem, program: Program) -> str:
+    """The language a refactored row names: upstream's spelling, else the language's display name."""
+    return source.upstream_language or spec_for(program.language).display_name
+
+
+def code_lines(program: Program) -> int:
+    return program.entry_file.content.count("\n") + 1

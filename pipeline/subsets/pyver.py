@@ -20,7 +20,9 @@ from collections.abc import Callable
 from typing import Any
 
 from pipeline.records import LabelProtocol, Language, Program
-from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
+from pipeline.scoring.metrics import exact_match, fixed
+from pipeline.scoring.surge_eval import exact_extracted
+from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec, per_index
 from pipeline.subsets.programs import origin
 from sources.surge_release import ReleasedRecord
 
@@ -128,7 +130,9 @@ SPEC = SubsetSpec(
     feature_keys=("key", "environment", "template"),
     few_shot_examples=3,
     to_program=to_program,
+    metric=fixed("exact_match", exact_match),  # stdout, as ml's: the label is the whole output
+    score_prediction=exact_extracted,
     upstream_release=False,
-    plan_item=plan_item,
+    plan_items=per_index(plan_item),
     build_batch=build_batch,
 )

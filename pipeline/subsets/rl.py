@@ -6,8 +6,10 @@ and the run instruction inferred for PlotNeuralNet records, which have none).
 """
 
 from pipeline.records import LabelProtocol
+from pipeline.scoring.metrics import repository_rule
+from pipeline.scoring.surge_eval import repository_scored
 from pipeline.subsets import repositories
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
 
 SPEC = SubsetSpec(
     name="rl",
@@ -20,4 +22,8 @@ SPEC = SubsetSpec(
     feature_keys=("language", "repo", "difficulty", "task", "run_instruction"),
     few_shot_examples=3,
     to_program=repositories.to_program,
+    metric=repository_rule,
+    score_prediction=repository_scored,
+    plan_items=later("pipeline.build.plan", "repository_items"),
+    build_batch=later("pipeline.build.repository", "build_repositories"),
 )

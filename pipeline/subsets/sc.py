@@ -6,9 +6,11 @@ run time SURGE recorded, a float of seconds. Labels differ from a fresh run most
 wrapping: compare with whitespace collapsed.
 """
 
-from pipeline.records import LabelProtocol
+from pipeline.records import LabelProtocol, Language
+from pipeline.scoring.metrics import script_rule
+from pipeline.scoring.surge_eval import script_scored
 from pipeline.subsets import scripts
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
 
 SPEC = SubsetSpec(
     name="sc",
@@ -21,4 +23,10 @@ SPEC = SubsetSpec(
     feature_keys=("qid", "time", "fid"),
     few_shot_examples=3,
     to_program=scripts.to_program,
+    metric=script_rule,
+    score_prediction=script_scored,
+    language=Language.PYTHON,
+    plan_items=later("pipeline.build.plan", "plan_scripts"),
+    build_batch=later("pipeline.build.manual", "build_scripts"),
+    template_folder="pipeline/templates/scripts/sc",
 )

@@ -6,9 +6,11 @@ Same shape as sc (pipeline/subsets/scripts.py rebuilds the argv from the script'
 The `mc_*` scripts are unseeded Monte Carlo: their labels cannot be reproduced exactly.
 """
 
-from pipeline.records import LabelProtocol
+from pipeline.records import LabelProtocol, Language
+from pipeline.scoring.metrics import script_rule
+from pipeline.scoring.surge_eval import script_scored
 from pipeline.subsets import scripts
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
 
 SPEC = SubsetSpec(
     name="tc",
@@ -21,4 +23,10 @@ SPEC = SubsetSpec(
     feature_keys=("qid", "time", "fid"),
     few_shot_examples=3,
     to_program=scripts.to_program,
+    metric=script_rule,
+    score_prediction=script_scored,
+    language=Language.PYTHON,
+    plan_items=later("pipeline.build.plan", "plan_scripts"),
+    build_batch=later("pipeline.build.manual", "build_timed_scripts"),
+    template_folder="pipeline/templates/scripts/tc",
 )

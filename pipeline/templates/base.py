@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from pipeline.records import content_id
 
@@ -21,12 +22,20 @@ Sampler = Callable[[random.Random], tuple[str, ...]]  # rng -> argv (without the
 ValueSampler = Callable[[random.Random], str]
 
 
+class Script(NamedTuple):
+    """A library script's sampler: the subset is the folder its file lives in (scripts/<subset>/)."""
+
+    fid: str
+    domain: str
+    sampler: Sampler
+
+
 @dataclass(frozen=True)
 class ScriptTemplate:
     """One Python script with an argparse command line, and how to sample that command line."""
 
     fid: str  # the script's file name: SURGE's `fid`
-    subset: str  # "sc" or "tc"
+    subset: str  # the subset it is a template of (sc or tc): its folder under scripts/
     domain: str  # e.g. "ode", "graph (NP-hard)": the sc/tc prompts open with a domain line
     sampler: Sampler
     origin: str = "library"  # "library" (pipeline/templates/scripts) or "surge-release"

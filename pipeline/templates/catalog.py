@@ -1,5 +1,8 @@
 """The template library shipped in the repository: sc and tc scripts and dr snippets, with their samplers.
 
+A script belongs to the subset whose folder holds its file (scripts/<subset>/<fid>): the samplers here
+name no subset, and ``pipeline.templates.library_scripts(subset)`` pairs them with a subset's folder.
+
 Parameter ranges keep each instance's run time between milliseconds and about a second on one core
 (tc's time bins come from the measured CPU time, not from the ranges). A new template is one script in
 scripts/<subset>/ (argparse, prints its result) plus one entry here.
@@ -10,7 +13,7 @@ from __future__ import annotations
 import random
 
 from pipeline.templates.base import (
-    ScriptTemplate,
+    Script,
     SnippetTemplate,
     choice,
     decimal,
@@ -30,18 +33,16 @@ def _linear_system(rng: random.Random) -> tuple[str, ...]:
     return (f"--matrix={text}", f"--rhs={rhs}")
 
 
-SC: tuple[ScriptTemplate, ...] = (
-    ScriptTemplate(
+SC: tuple[Script, ...] = (
+    Script(
         "heat_1d.py",
-        "sc",
         "pde",
         options(
             L=integer(1, 100), T=decimal(0.1, 5), alpha=decimal(0.01, 1), Nx=integer(3, 12), Nt=integer(1, 40)
         ),
     ),
-    ScriptTemplate(
+    Script(
         "rk4_oscillator.py",
-        "sc",
         "ode",
         options(
             x0=decimal(-2, 2),
@@ -52,15 +53,13 @@ SC: tuple[ScriptTemplate, ...] = (
             steps=integer(10, 2000),
         ),
     ),
-    ScriptTemplate(
+    Script(
         "newton_root.py",
-        "sc",
         "numerical methods",
         options(coeffs=int_list((2, 5), -9, 9), x0=decimal(-5, 5), max_iter=integer(5, 60)),
     ),
-    ScriptTemplate(
+    Script(
         "simpson_integral.py",
-        "sc",
         "numerical methods",
         options(
             function=choice("sin", "exp", "gauss", "poly"),
@@ -69,66 +68,55 @@ SC: tuple[ScriptTemplate, ...] = (
             n=integer(2, 400),
         ),
     ),
-    ScriptTemplate(
+    Script(
         "gradient_descent.py",
-        "sc",
         "optimisation",
         options(x0=decimal(-2, 2), y0=decimal(-1, 3), lr=decimal(0.0001, 0.002, 4), steps=integer(10, 5000)),
     ),
-    ScriptTemplate(
+    Script(
         "dft_spectrum.py",
-        "sc",
         "signal processing",
         options(n=integer(16, 96), f1=integer(1, 7), f2=integer(8, 15), a2=decimal(0.1, 2)),
     ),
-    ScriptTemplate(
+    Script(
         "moving_average_filter.py",
-        "sc",
         "signal processing",
         options(length=integer(20, 2000), window=integer(2, 15), noise=decimal(0, 1), seed=integer(0, 10**6)),
     ),
-    ScriptTemplate("gauss_elimination.py", "sc", "linear algebra", _linear_system),
+    Script("gauss_elimination.py", "linear algebra", _linear_system),
 )
 
-TC: tuple[ScriptTemplate, ...] = (
-    ScriptTemplate("merge_sort.py", "tc", "sorting", options(n=integer(1000, 60000), seed=integer(1, 10**6))),
-    ScriptTemplate(
+TC: tuple[Script, ...] = (
+    Script("merge_sort.py", "sorting", options(n=integer(1000, 60000), seed=integer(1, 10**6))),
+    Script(
         "bubble_sort.py",
-        "tc",
         "sorting",
         options(values=int_list((10, 120), -500, 500, sep=" "), repeat=integer(1, 8)),
     ),
-    ScriptTemplate(
+    Script(
         "binary_search_count.py",
-        "tc",
         "searching",
         options(size=integer(100, 100000), queries=integer(100, 40000), stride=integer(1, 7)),
     ),
-    ScriptTemplate(
+    Script(
         "dijkstra_grid.py",
-        "tc",
         "graph (P)",
         options(width=integer(5, 120), height=integer(5, 120), seed=integer(0, 10**6)),
     ),
-    ScriptTemplate("tsp_bruteforce.py", "tc", "graph (NP-hard)", options(positions=points((3, 8)))),
-    ScriptTemplate(
+    Script("tsp_bruteforce.py", "graph (NP-hard)", options(positions=points((3, 8)))),
+    Script(
         "subset_sum.py",
-        "tc",
         "search (NP)",
         options(values=int_list((6, 17), 1, 60), target=integer(20, 200)),
     ),
-    ScriptTemplate(
+    Script(
         "graph_coloring.py",
-        "tc",
         "graph (NP)",
         options(vertices=integer(5, 16), density=decimal(0.1, 0.6), k=integer(3, 4), seed=integer(0, 10**6)),
     ),
-    ScriptTemplate(
-        "mc_pi.py", "tc", "Monte Carlo", options(samples=integer(1000, 300000), seed=integer(0, 10**6))
-    ),
-    ScriptTemplate(
+    Script("mc_pi.py", "Monte Carlo", options(samples=integer(1000, 300000), seed=integer(0, 10**6))),
+    Script(
         "kmp_count.py",
-        "tc",
         "string matching",
         options(
             pattern=word((1, 6), "ab"),
@@ -137,7 +125,7 @@ TC: tuple[ScriptTemplate, ...] = (
             seed=integer(0, 1000),
         ),
     ),
-    ScriptTemplate("edit_distance.py", "tc", "string matching", options(a=word((5, 400)), b=word((5, 400)))),
+    Script("edit_distance.py", "string matching", options(a=word((5, 400)), b=word((5, 400)))),
 )
 
 DR: tuple[SnippetTemplate, ...] = (

@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from pipeline.subsets import scripts
+from pipeline.subsets import scripts, subset_spec
 from pipeline.templates.base import Sampler, ScriptTemplate
 from sources.surge_release import ReleasedRecord
 
@@ -22,12 +22,13 @@ _FLOAT = re.compile(r"^-?\d+\.(\d+)$")
 
 
 def released_templates(records: Iterable[ReleasedRecord]) -> list[ScriptTemplate]:
-    """One template per (subset, fid) among sc/tc records; records that cannot be read are skipped here
-    (the audit reports them with their reason)."""
+    """One template per (subset, fid) among the records of script subsets (sc, tc: those whose spec reads
+    a record with pipeline/subsets/scripts.py); records that cannot be read are skipped here (the audit
+    reports them with their reason)."""
     scripts_by_fid: dict[tuple[str, str], str] = {}
     argvs: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
     for record in records:
-        if record.subset not in ("sc", "tc"):
+        if subset_spec(record.subset).to_program is not scripts.to_program:
             continue
         try:
             plan = scripts.to_program(record)

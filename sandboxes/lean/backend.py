@@ -32,6 +32,7 @@ from pipeline.records import (
     Limits,
     PhaseLimits,
     PhaseResult,
+    Program,
     Provenance,
     RunRequest,
     RunResult,
@@ -112,6 +113,13 @@ def lean_identity(settings: LeanSettings | None = None) -> str:
     return content_id("lean", environment_versions(settings))
 
 
+def label_protocol(program: Program) -> LabelProtocol:
+    """The program's own protocol (a subset's spec sets it); the default, stdout, reads as the check's
+    answer, since a Lean check has one phase and no run whose stdout could be the label (`surge run` of a
+    .lean file names no protocol)."""
+    return LabelProtocol.PROOF_CHECK if program.protocol is LabelProtocol.STDOUT else program.protocol
+
+
 class LeanBackend:
     name = "lean-repl"
 
@@ -185,13 +193,14 @@ class LeanBackend:
         return _phase(Verdict.SANDBOX_ERROR, f"the Lean REPL failed, not the proof: {error}", clock)
 
     def _result(self, request: RunRequest, phase: PhaseResult, started: datetime) -> RunResult:
-        """The label is the check's answer when Lean answered (LabelProtocol.PROOF_CHECK), else empty."""
+        """The label as the program's protocol says (fl's spec: PROOF_CHECK, the check's answer when Lean
+        answered, else empty)."""
         return RunResult.answering(
             request,
             compile=phase,
             run=None,
             verdict=phase.verdict,
-            protocol=LabelProtocol.PROOF_CHECK,
+            protocol=label_protocol(request.program),
             origin=dict(request.program.origin),
             provenance=Provenance(
                 backend=self.name,

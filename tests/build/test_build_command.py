@@ -12,12 +12,13 @@ from pipeline.store import Store
 
 
 def test_a_subset_with_no_builder_is_named_and_exits_non_zero(tmp_path, capsys, monkeypatch) -> None:
-    """A registered subset whose construction nothing builds (here a copy of sc under another name)."""
+    """A registered subset whose spec names no build step (here a copy of sc without its planner and step)."""
     import dataclasses
 
     from pipeline.subsets import REGISTRY
 
-    monkeypatch.setitem(REGISTRY, "zz", dataclasses.replace(REGISTRY["sc"], name="zz"))
+    unbuildable = dataclasses.replace(REGISTRY["sc"], name="zz", plan_items=None, build_batch=None)
+    monkeypatch.setitem(REGISTRY, "zz", unbuildable)
     code = main(["build", "zz", "--store", str(tmp_path), "--json"])
     out, err = capsys.readouterr()
     summary = json.loads(out)

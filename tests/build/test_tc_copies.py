@@ -27,5 +27,5 @@ def test_a_copy_that_timed_out_after_printing_the_same_output_drops_the_item(tmp
         }
     )
     assert finished.label == hung.label
-    outcome, rows = manual.judge(config, item, [finished, hung])
+    outcome, rows = manual.judge(config, item, [finished, hung], timed=True)
     assert rows == [] and outcome.status == "dropped" and outcome.reason.startswith("non-deterministic")

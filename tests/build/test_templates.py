@@ -10,11 +10,11 @@ import pytest
 from pipeline.build.plan import plan_items
 from pipeline.build.records import BuildConfig
 from pipeline.scoring.metrics import script_metric
-from pipeline.templates import DR, SCRIPT_TEMPLATES, instance_rng
+from pipeline.templates import DR, instance_rng, script_libraries
 from pipeline.templates.released import released_templates
 from sources.surge_release import load_release
 
-ALL_SCRIPTS = [t for templates in SCRIPT_TEMPLATES.values() for t in templates]
+ALL_SCRIPTS = [t for templates in script_libraries().values() for t in templates]
 
 
 def test_same_seed_same_instances_and_another_seed_differs() -> None:
