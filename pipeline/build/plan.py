@@ -66,7 +66,8 @@ def snippet_item(config: BuildConfig, index: int) -> BuildItem:
 
 
 def template_item(config: BuildConfig, index: int, name: str, program: Program, where: str) -> BuildItem:
-    """A subset file's own template instance (SubsetSpec.plan_item): ``where`` names the template's code."""
+    """A subset file's own template instance (pyver's ``plan_item``, its planner through ``per_index``):
+    ``where`` names the template's code."""
     text = program.files[0].content
     return _item(config, index, name, where, "library", text, program)
 

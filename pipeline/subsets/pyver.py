@@ -1,10 +1,11 @@
 """pyver: Python programs whose output differs between the Python versions of the two image suites;
 label: stdout. Not part of SURGE's release: the example of a new subset (docs/build.md, "Adding a subset").
 
-Everything the subset needs is in this file plus its line in ``pipeline/subsets/__init__.py``:
-the templates (seeded parameters), how an instance is planned (``plan_item``), how a batch is built
-(``build_batch``: dr's differential filter over two profiles instead of 40 compiler settings) and how a
-record becomes a program again for the audit (``to_program``).
+Everything the subset needs is in this file plus its ``register_subset`` line in
+``pipeline/subsets/__init__.py``: the templates (seeded parameters), how an instance is planned
+(``plan_item``), how a batch is built (``build_batch``: dr's differential filter over two profiles
+instead of 40 compiler settings), how a record becomes a program again for the audit (``to_program``)
+and how a label and a prediction are scored (exact match of the stdout, as ml's).
 
 Each instance runs twice under ``current`` (bookworm images, Python 3.11) and ``surge-repro`` (bullseye
 images, Python 3.9). Dropped, with the reason: a run that fails or hits a limit, an output that changes
