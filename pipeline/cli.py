@@ -132,7 +132,9 @@ def print_summary(summary: Summary, as_json: bool) -> None:
 
 def error_line(command: str, reason: str, fix: str = "") -> str:
     reason = " ".join(reason.split())  # one line, whatever the message held
-    return f"surge {command}: error: {reason}" + (f" (fix: {' '.join(fix.split())})" if fix else "")
+    return f"surge{' ' if command else ''}{command}: error: {reason}" + (
+        f" (fix: {' '.join(fix.split())})" if fix else ""
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,6 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exited:  # --help (0), or a flag refused in one line (2): the code, as any command's
         return exited.code if isinstance(exited.code, int) else REFUSED_EXIT_CODE
+    except SurgeError as error:  # a bad plug-in, met while a registry fills a command's choices
+        words = sys.argv[1:] if argv is None else argv
+        command = words[0] if words and words[0] in COMMANDS else ""
+        print(error_line(command, str(error), error.hint), file=sys.stderr)
+        return REFUSED_EXIT_CODE
     try:
         summary = args._module.execute(args)
     except SurgeError as error:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from pipeline.errors import ConfigurationError
+from pipeline.plugins import Registry
 from sources import debugbench, goedel_prover, lean_workbook, leetcode, mceval, ojcode, surge_release
 from sources.base import Source
 
@@ -21,6 +22,7 @@ SOURCES: dict[str, Source] = {
         surge_release.SOURCE,
     )
 }
+SOURCES = Registry("surge.sources", Source, lambda source: source.name, SOURCES)  # + plug-ins
 
 
 def get_source(name: str, commit: str | None = None) -> Source:

@@ -33,6 +33,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "languages": language_table(),
         "toolchains": toolchains,
         "lean": lean_status(),
+        "installed": installed_specs(),
     }
     summary["_text"] = render(summary)
     return summary
@@ -51,6 +52,36 @@ def language_table() -> list[dict[str, Any]]:
         }
         for spec in REGISTRY.values()
     ]
+
+
+def installed_specs() -> dict[str, list[dict[str, str]]]:
+    """Per plug-in group, every registered spec and where it comes from: built-in, or the distribution
+    (name and version) whose entry point added it (pipeline/plugins.py)."""
+    from pipeline.plugins import Registry
+    from pipeline.subsets import REGISTRY as subsets
+    from sandboxes import PLUGINS as backends
+    from sandboxes.languages import REGISTRY as languages
+    from sources.registry import SOURCES as sources
+
+    registries = [r for r in (subsets, languages, sources, backends) if isinstance(r, Registry)]
+    return {
+        registry.group: [
+            {"name": spec.name, "from": spec.origin, "entry_point": spec.entry_point}
+            for spec in registry.installed()
+        ]
+        for registry in registries
+    }
+
+
+def render_installed(installed: dict[str, list[dict[str, str]]]) -> list[str]:
+    """A line per group: the built-in names, then each plug-in with its distribution."""
+    lines = []
+    for group, specs in installed.items():
+        built_in = [spec["name"] for spec in specs if spec["from"] == "built-in"]
+        added = [f"{spec['name']} (from {spec['from']})" for spec in specs if spec["from"] != "built-in"]
+        names = ", ".join(built_in) + " built-in" + "".join(f"; {plugin}" for plugin in added)
+        lines.append(f"    {group}: {names}")
+    return lines
 
 
 def _as_dict(status: Any) -> dict[str, Any]:
@@ -148,6 +179,8 @@ def render(summary: dict[str, Any]) -> str:
         f" ({pinned})" if lean["available"] else ""
     )
     lines.append(_line("fl checker: lean repl", lean["available"], detail, lean.get("hint", "")))
+    lines.append("installed (plug-ins: entry points of these groups)")
+    lines += render_installed(summary["installed"])
     return "\n".join(lines)
 
 

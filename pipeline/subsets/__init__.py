@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipeline.errors import ConfigurationError
+from pipeline.plugins import Registry
 from pipeline.subsets import bg, cl, dr, fl, ml, pyver, rl, sc, tc
 from pipeline.subsets.base import (
     Candidate,
@@ -21,19 +22,26 @@ from pipeline.subsets.base import (
 )
 from sources.surge_release import ReleaseSubset
 
-REGISTRY: dict[str, SubsetSpec] = {}
+# The built-in specs below, and the plug-ins of the entry-point group at the first lookup.
+REGISTRY: Registry[str, SubsetSpec] = Registry("surge.subsets", SubsetSpec, lambda spec: spec.name, {})
 # SURGE's eight, as released: what the release's audit, the card's facts and released prompts cover.
 RELEASED: dict[str, SubsetSpec] = {}
 
 
 def register_subset(spec: SubsetSpec) -> SubsetSpec:
-    """Add a subset (or replace the one of that name); refused when its category number is another's."""
+    """Add a subset (or replace the one of that name); refused when its category number is another's
+    (installed plug-ins included: registering looks the registry up)."""
     taken = {other.category: name for name, other in REGISTRY.items() if name != spec.name}
     if spec.category in taken:
         raise ConfigurationError(
             f"subset {spec.name!r} takes category {spec.category}, which is {taken[spec.category]!r}'s",
             hint=f"give it a number no subset has (taken: {', '.join(map(str, sorted(taken)))})",
         )
+    return _put(spec)
+
+
+def _put(spec: SubsetSpec) -> SubsetSpec:
+    """Into the registry without looking it up, so that importing reads no installed distribution."""
     REGISTRY[spec.name] = spec
     RELEASED.pop(spec.name, None)
     if spec.upstream_release:
@@ -47,8 +55,8 @@ def unregister_subset(name: str) -> None:
 
 
 for _spec in (ml.SPEC, cl.SPEC, rl.SPEC, sc.SPEC, tc.SPEC, bg.SPEC, dr.SPEC, fl.SPEC):
-    register_subset(_spec)
-register_subset(pyver.SPEC)  # ours, not SURGE's: the example of a new subset (docs/build.md)
+    _put(_spec)
+_put(pyver.SPEC)  # ours, not SURGE's: the example of a new subset (docs/build.md)
 
 
 def subset_spec(name: str) -> SubsetSpec:

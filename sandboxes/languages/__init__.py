@@ -9,6 +9,7 @@ registered later (a test's throwaway one) is seen everywhere.
 from __future__ import annotations
 
 from pipeline.errors import ConfigurationError
+from pipeline.plugins import Registry
 from pipeline.records import ExecutionSetting, Language, Program
 from sandboxes.languages import c, cpp, csharp, java, javascript, julia, lean4, python, rust
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec
@@ -27,6 +28,7 @@ REGISTRY: dict[Language, LanguageSpec] = {
         lean4.SPEC,
     )
 }
+REGISTRY = Registry("surge.languages", LanguageSpec, lambda spec: spec.language, REGISTRY)  # + plug-ins
 
 SELF_TEST_OUTPUT = "surge self-test"
 

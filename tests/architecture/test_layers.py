@@ -22,6 +22,7 @@ CORE_MODULES = {
     "pipeline.store",
     "pipeline.parts",
     "pipeline.errors",
+    "pipeline.plugins",
     "pipeline",
 }
 
