@@ -2,7 +2,7 @@
 
 Call ``configure_prefect()`` before importing ``prefect`` anywhere (settings are read at import; a flows
 module calls ``load_prefect()``, which also imports the engine without the cyclic collector):
-PREFECT_HOME stays inside the project's working directory, telemetry is off, and with no
+PREFECT_HOME is a per-user state folder (``default_prefect_home``), telemetry is off, and with no
 PREFECT_API_URL set, ``prefect_api()`` starts the app Prefect's ephemeral mode serves as a
 subprocess (flows/api_server.py; no server to start by hand; ~5 s here, overlapped with the command's
 planning). Tasks take batches, never single programs: a task run costs ~6 ms and ~4 KB of events, and
@@ -27,16 +27,28 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-DEFAULT_STATE_DIR = Path(".surge")
+# Where Prefect keeps its state (its SQLite database, the local API's logs) unless PREFECT_HOME says:
+# one folder per user, never the working folder (docs/api.md, "Prefect's settings").
+STATE_SUBDIR = Path("surge") / "prefect"
+FREEZE_VARIABLE = "SURGE_FREEZE_IMPORTS"  # "0": a library call leaves the caller's collector alone
 # Prefect logs each failed task and flow with its traceback; the states in its database keep them.
 ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
 HEARTBEAT_VARIABLES = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"}
 
 
-def configure_prefect(state_dir: Path = DEFAULT_STATE_DIR) -> None:
+def default_prefect_home() -> Path:
+    """``$XDG_STATE_HOME/surge/prefect``, else ``~/.local/state/surge/prefect``."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state).expanduser().resolve() / STATE_SUBDIR
+
+
+def configure_prefect(state_dir: Path | None = None) -> None:
+    """Prefect's settings for surge, each one only where the environment sets none; ``state_dir``: a
+    folder to keep Prefect's home in (``state_dir/prefect``) instead of the per-user default."""
     honour_user_profile()
+    home = (state_dir / "prefect").resolve() if state_dir is not None else default_prefect_home()
     defaults = {
-        "PREFECT_HOME": str((state_dir / "prefect").resolve()),
+        "PREFECT_HOME": str(home),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "DO_NOT_TRACK": "1",
         "PREFECT_LOGGING_LEVEL": "WARNING",
@@ -72,12 +84,12 @@ def configure_prefect(state_dir: Path = DEFAULT_STATE_DIR) -> None:
 
         raise EngineUnavailable(
             f"cannot create Prefect's state folder {home}: {error.strerror}",
-            hint="run surge from a writable folder, or set PREFECT_HOME to a writable folder",
+            hint="set PREFECT_HOME (or XDG_STATE_HOME) to a writable folder",
         ) from None
 
 
 def honour_user_profile() -> None:
-    """Keep the user's Prefect profile in force although PREFECT_HOME moves to the working folder.
+    """Keep the user's Prefect profile in force although PREFECT_HOME moves to surge's state folder.
 
     Prefect finds its profiles at ``$PREFECT_HOME/profiles.toml`` (``~/.prefect`` by default); moving the
     home made a user's profile, and the server it names, invisible. Its file stays Prefect's profiles
@@ -123,7 +135,8 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.freeze()
+        if os.environ.get(FREEZE_VARIABLE) != "0":
+            gc.freeze()
         if was_enabled:
             gc.enable()
 

@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         print(error_line(command, str(error), error.hint), file=sys.stderr)
         return REFUSED_EXIT_CODE
     try:
-        summary = args._module.execute(args)
+        summary = execute(args)
     except SurgeError as error:
         print(error_line(args.command, str(error), error.hint), file=sys.stderr)
         return REFUSED_EXIT_CODE
@@ -164,6 +164,17 @@ def main(argv: list[str] | None = None) -> int:
         print(error_line(args.command, f"internal error: {error!r}", fix), file=sys.stderr)
         return BUG_EXIT_CODE
     return finish(args, summary)
+
+
+def execute(args: argparse.Namespace) -> Summary:
+    """The command's work: through the Python API's options (pipeline/api.py) for the commands it has,
+    so the CLI and a library caller run the same code on the same typed options."""
+    from pipeline.api import OPTIONS, perform
+
+    options = OPTIONS.get(args.command)
+    if options is None:
+        return args._module.execute(args)  # type: ignore[no-any-return]
+    return perform(args.command, options.from_args(args), as_json=args.json)
 
 
 def finish(args: argparse.Namespace, summary: Summary) -> int:

@@ -46,7 +46,7 @@ def layer_of(module: str) -> int:
         return ADAPTERS
     if top == "flows":
         return FLOWS
-    if module == "pipeline.cli" or module.startswith("pipeline.commands"):
+    if module in ("pipeline.cli", "pipeline.api") or module.startswith("pipeline.commands"):
         return CLI
     return STAGES
 

@@ -49,7 +49,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.soak]
 def surge(cwd: Path, *argv: str, prefect_home: Path | None = None) -> subprocess.Popen[str]:
     """`surge ARGV` as its own process (``python -m pipeline.cli`` is the executable's entry)."""
     env = dict(os.environ)
-    env.pop("PREFECT_HOME", None)  # unset: the command's folder's .surge/prefect, as for a user
+    env.pop("PREFECT_HOME", None)  # unset: the per-user default (in the command's folder here), as for a user
+    env["XDG_STATE_HOME"] = str(cwd / ".state")
     env[FLUSH_EVERY_S_VARIABLE] = str(FLUSH_EVERY_S)
     if prefect_home is not None:
         env["PREFECT_HOME"] = str(prefect_home)
@@ -172,7 +173,7 @@ def test_kill_9_of_an_audit_then_the_rerun_finishes_exactly_the_rest(
 def test_two_first_runs_in_one_fresh_folder_on_one_store_both_finish(
     attempt: int, programs: Path, uninterrupted_run: list, tmp_path: Path
 ) -> None:
-    # Both use the folder's .surge/prefect, created by whichever comes first, and the same store.
+    # Both use the same per-user Prefect home, created by whichever comes first, and the same store.
     both = [surge(tmp_path, "run", str(programs), "--store", "store", "--json") for _ in range(2)]
     summaries = [finished(command) for command in both]
     assert all(s["planned_runs"] == len(PROGRAMS) for s in summaries)

@@ -57,7 +57,7 @@ def user_home_with_profile(home: Path, api_url: str) -> Path:
 
 def user_env(home: Path) -> dict[str, str]:
     """The environment of a user who set nothing for Prefect but has a profile in their home."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_") and k != "XDG_STATE_HOME"}
     return {**env, "HOME": str(home)}
 
 
@@ -71,7 +71,7 @@ def test_the_users_profile_names_the_api_although_prefect_home_moves(tmp_path: P
     )  # fmt: skip
     api_url, prefect_home = done.stdout.split()
     assert api_url == "http://127.0.0.1:4999/api"
-    assert prefect_home == str(tmp_path / ".surge" / "prefect")  # the database stays in the working folder
+    assert prefect_home == str(home / ".local" / "state" / "surge" / "prefect")  # the per-user default
 
 
 def test_a_server_named_by_prefect_api_url_that_does_not_answer_is_one_line_with_the_fix(
@@ -199,4 +199,6 @@ def test_runs_builds_and_pulls_read_well_on_the_users_own_prefect_server(
     assert seen["run"].state.is_failed()  # it showed Completed
     assert [(t.name, t.state.is_failed()) for t in seen["tasks"]] == [("pull mceval", True)]
     assert any(log.level >= 30 and "cannot clone" in log.message for log in seen["logs"])
-    assert not (tmp_path / ".surge" / "prefect" / "prefect.db").exists()  # no server of its own
+    assert not (
+        home / ".local" / "state" / "surge" / "prefect" / "prefect.db"
+    ).exists()  # no server of its own

@@ -242,8 +242,9 @@ def test_surge_run_on_a_read_only_store_or_working_folder_is_one_line(
     on_read_only_store = surge(["run", str(programs), "--store", str(view / "store")], tmp_path, env)
     (line,) = error_lines(on_read_only_store.stderr)
     assert on_read_only_store.returncode == 2 and "cannot be written: Read-only file system" in line
-    # In a read-only working folder, Prefect's default state folder (.surge/prefect) cannot be made.
+    # With a read-only state folder, Prefect's default state folder (surge/prefect in it) cannot be made.
     env.pop("PREFECT_HOME")
+    env["XDG_STATE_HOME"] = str(view)
     in_read_only_folder = surge(["run", str(programs), "--store", str(tmp_path / "store")], view, env)
     (line,) = error_lines(in_read_only_folder.stderr)
     assert in_read_only_folder.returncode == 2 and "PREFECT_HOME" in line and "Traceback" not in line
