@@ -98,8 +98,10 @@ def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]
 
 def flow_run_name(config: BuildConfig, n: int) -> str:
     """``build sc n=150 seed=7`` (the profile and backend when not the default ones)."""
+    from pipeline.records import default_backend
+
     extra = "" if config.profile == "default" else f" profile={config.profile}"
-    extra += "" if config.backend == "bwrap" else f" backend={config.backend}"
+    extra += "" if config.backend == default_backend() else f" backend={config.backend}"
     return f"build {config.subset} n={n} seed={config.seed}{extra}"
 
 

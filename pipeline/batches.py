@@ -163,11 +163,11 @@ def execute_batch(
     # Also on a failure or an interrupt, the writer stores what finished before it leaves.
     with RowWriter(store, batch_id, flush_every_s or flush_interval_s()) as rows:
         if todo:
-            backend = "bwrap" if todo[0].backend == "unsafe-local" else todo[0].backend
             with (
                 failing_the_batch("see `surge doctor`"),
                 _running[-1] if _running else nullcontext(),
-                open_backend(backend, unsafe=unsafe, workers=1) as sandbox,
+                # the name run ids record: the registry knows its backend (bwrap's unsafe-local too)
+                open_backend(todo[0].backend, unsafe=unsafe, workers=1) as sandbox,
             ):
                 for result in sandbox.run_batch(todo):
                     rows.add(result)

@@ -549,7 +549,9 @@ def compare_repeats(
 
 
 class Provenance(Frozen):
-    backend: str = Field(description="'bwrap', 'docker' or 'unsafe-local'")
+    backend: str = Field(
+        description="the backend's name as run ids record it (sandboxes/backends/registry.py)"
+    )
     profile: str
     toolchain_versions: dict[str, str] = Field(default_factory=dict)
     image_digest: str | None = None
@@ -676,11 +678,11 @@ def run_id_for(
     profile: EnvironmentProfile,
     limits: Limits | None = None,
     repeats: int = 1,
-    backend: str = "bwrap",
+    backend: str | None = None,
     toolchain_id: str = "",
 ) -> str:
     """Everything that determines a result (issue 10): a change of limits, repeats, backend, compiler
-    version or image makes a new run instead of "already in the store"."""
+    version or image makes a new run instead of "already in the store". No backend: the default one."""
     return content_id(
         "run",
         RUN_ID_RULE,
@@ -689,9 +691,17 @@ def run_id_for(
         profile.profile_id,
         (limits or Limits()).model_dump(mode="json"),
         repeats,
-        backend,
+        backend or default_backend(),
         toolchain_id,
     )
+
+
+def default_backend() -> str:
+    """The backend a request is planned for until sandboxes.identity says otherwise: the registry's
+    default (lazy, as in Program._registered: the registry is sandboxes' vocabulary, read here)."""
+    from sandboxes.backends.registry import DEFAULT_BACKEND
+
+    return DEFAULT_BACKEND
 
 
 class RunRequest(Frozen):
@@ -703,12 +713,13 @@ class RunRequest(Frozen):
     limits: Limits = Limits()
     repeats: int = Field(default=1, ge=1, description="run phase repetitions, to detect non-determinism")
     backend: str = Field(
-        default="bwrap", description="the backend the run is planned for ('bwrap', 'docker')"
+        default_factory=default_backend,
+        description="the backend the run is planned for (sandboxes/backends/registry.py)",
     )
     toolchain_id: str = Field(
         default="",
-        description="identity of the tools the run uses: tool versions (bwrap) or image id (docker); "
-        "filled by sandboxes.identity at planning time",
+        description="identity of the tools the run uses, as its backend reads it (host tool versions, "
+        "an image id); filled by sandboxes.identity at planning time",
     )
 
     @model_validator(mode="after")

@@ -59,13 +59,15 @@ def get_profile(name: str) -> EnvironmentProfile:
 
 def check_backend(profiles: list[EnvironmentProfile], backend: str) -> None:
     """A profile whose toolchains live in Docker images cannot run on the host's toolchains."""
-    if backend == "docker":
+    from sandboxes.backends.registry import image_backend, spec_for
+
+    if spec_for(backend).runs_images:
         return
     image_bound = [profile.name for profile in profiles if profile.image]
     if image_bound:
         raise ConfigurationError(
             f"profile {', '.join(image_bound)} runs in Docker images, not on this machine's toolchains",
-            hint="add `--backend docker` (images: `make images`), or choose another --profile",
+            hint=f"add `--backend {image_backend().name}` (images: `make images`), or another --profile",
         )
 
 

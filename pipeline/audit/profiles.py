@@ -1,19 +1,18 @@
 """Which profiles an audit runs, and on which backend each (issue 15: `--profile all` in one command).
 
-A profile carries its backend: one whose toolchains live in Docker images (`image` set) runs on Docker,
-the others on bwrap with this machine's toolchains. `--backend docker` puts every profile on Docker
-(today's images hold the host-profile toolchains too); `--backend bwrap` refuses image-bound profiles.
-With `all`, a profile whose backend is unavailable here is skipped with the reason (reported), so one
-command still audits the rest; a profile named explicitly fails fast instead.
+Where a profile runs is decided once, as in every command (`sandboxes.backends.registry.backend_for`):
+on `--backend`, unless the profile's toolchains live in images that backend does not run, which go to
+the image backend (Docker). With `all`, a profile whose backend is unavailable here is skipped with the
+reason (reported), so one command still audits the rest; a profile named explicitly fails fast instead.
 """
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass, field
 
-from pipeline.errors import ConfigurationError, SandboxUnavailable
+from pipeline.errors import SandboxUnavailable
 from pipeline.records import EnvironmentProfile
+from sandboxes.backends.registry import DEFAULT_BACKEND, backend_for, spec_for
 
 ALL = "all"
 
@@ -25,54 +24,36 @@ class ChosenProfiles:
     skipped: dict[str, str] = field(default_factory=dict)  # profile name -> why
 
 
-def backend_for(profile: EnvironmentProfile, forced: str) -> str:
-    if forced == "docker":
-        return "docker"
-    if forced == "bwrap" and profile.image:
-        raise ConfigurationError(
-            f"profile {profile.name} runs in Docker images, not on this machine's toolchains",
-            hint="drop `--backend bwrap` (auto puts it on Docker), or choose another --profile",
-        )
-    return "docker" if profile.image else "bwrap"
-
-
 def unavailable(backend: str) -> str | None:
     """Why a backend cannot run here, or None."""
-    if backend == "bwrap":
-        return None if shutil.which("bwrap") else "bubblewrap (`bwrap`) is not installed"
-    from sandboxes.backends.docker import connect
-
-    try:
-        connect(timeout_s=10)
-    except SandboxUnavailable as error:
-        return f"{error} ({error.hint})"
-    return None
+    return spec_for(backend).missing(False)
 
 
-def resolve_profiles(names: list[str], forced: str = "auto") -> ChosenProfiles:
+def resolve_profiles(names: list[str], chosen: str = DEFAULT_BACKEND) -> ChosenProfiles:
     from sandboxes.profiles import PROFILES, get_profile
 
     every = ALL in names
     profiles = list(PROFILES.values()) if every else [get_profile(name) for name in dict.fromkeys(names)]
-    chosen = ChosenProfiles()
+    result = ChosenProfiles()
     problems: dict[str, str | None] = {}
     for profile in profiles:
-        backend = backend_for(profile, forced)
+        backend = backend_for(profile, chosen)
         if backend not in problems:
             problems[backend] = unavailable(backend)
         if problems[backend] is None:
-            chosen.runnable.append(profile)
-            chosen.backends[profile.name] = backend
+            result.runnable.append(profile)
+            result.backends[profile.name] = backend
         elif every:
-            chosen.skipped[profile.name] = f"{backend}: {problems[backend]}"
+            result.skipped[profile.name] = f"{backend}: {problems[backend]} ({spec_for(backend).fix})"
         else:
             raise SandboxUnavailable(
                 f"profile {profile.name} needs the {backend} backend: {problems[backend]}",
-                hint="start it (docker: `make images`), or choose another --profile",
+                hint=f"{spec_for(backend).fix}, or choose another --profile",
             )
-    if not chosen.runnable:
+    if not result.runnable:
+        fixes = dict.fromkeys(spec_for(backend).fix for backend in problems)
         raise SandboxUnavailable(
-            "no profile can run here: " + "; ".join(f"{n}: {r}" for n, r in chosen.skipped.items()),
-            hint="install bubblewrap or start Docker (`make images`)",
+            "no profile can run here: " + "; ".join(f"{n}: {r}" for n, r in result.skipped.items()),
+            hint="; or ".join(fixes),
         )
-    return chosen
+    return result

@@ -17,6 +17,7 @@ from pipeline.build.rows import row, run_ref
 from pipeline.dataset import DatasetRow
 from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
 from pipeline.store import Store
+from sandboxes.backends.registry import backend_for
 from sandboxes.profiles import get_profile
 
 LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=20.0))
@@ -31,8 +32,8 @@ def build_differential(
         for item in items
         for profile in chosen
     ]
-    # Profiles with images run on Docker (pipeline/audit/profiles.py says the same for the audit).
-    backend = "docker" if any(p.image for p in chosen) else config.backend
+    # One backend for all: the image backend when a profile needs it (the rule of every command).
+    backend = next((backend_for(p, config.backend) for p in chosen if p.image), config.backend)
     results = execute(store, requests, backend, config.unsafe, config.workers) if requests else []
     width = len(profiles)
     per_item = [

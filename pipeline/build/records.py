@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import Field, computed_field
 
 from pipeline.dataset import DatasetRow
-from pipeline.records import Frozen, Program, content_id
+from pipeline.records import Frozen, Program, content_id, default_backend
 from pipeline.store import Store, Table
 
 PLAN_TABLE = "build_plan"
@@ -33,7 +33,7 @@ class BuildConfig(Frozen):
     profile: str = "default"
     repeats: int = Field(default=3, ge=1, description="tc timing repeats; sc/dr run twice for determinism")
     templates: str = Field(default="library", description="'library', or a path to SURGE's dataset/")
-    backend: str = "bwrap"
+    backend: str = Field(default_factory=default_backend)
     unsafe: bool = False
     items: str = Field(default="samples", description="refactor subsets: 'samples' or a JSONL/store of items")
     languages: tuple[str, ...] = Field(default=(), description="refactor subsets: only these languages")

@@ -89,27 +89,23 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.audit.report import render_html, render_text, report_facts, summarise
     from pipeline.audit.rows import AuditRow
     from pipeline.store import Store
+    from sandboxes.identity import identify  # each profile on its backend, as resolve_profiles chose
 
     records, refusals = load_dataset(args.dataset, set(args.subset) if args.subset else None)
     conversions, unrunnable, refused = convert_all(limit_per_subset(records, args.limit))
     refusals += refused
-    # bwrap, as in every command, means "this machine's toolchains, Docker for the profiles with images"
-    chosen = resolve_profiles(
-        args.profile or ["default"], "auto" if args.backend == "bwrap" else args.backend
-    )
+    chosen = resolve_profiles(args.profile or ["default"], args.backend)
     profiles = chosen.runnable
     policy = LimitPolicy(base=limits_from_args(args), margin=args.time_margin, cap_s=args.time_cap_s)
     store = Store(args.store)
     _append_new(store.quarantine, [refusal_record(r) for r in refusals])
 
     # Round 1: each record's first reading; round 2: the other readings of those that did not reproduce.
-    requests = identified(plan_requests(conversions, profiles, policy, args.repeats), chosen.backends)
+    requests = identify(plan_requests(conversions, profiles, policy, args.repeats), args.backend)
     outcome = _run_missing(requests, args)
     stored = _stored(store, requests)
     rows = audit_rows(conversions, profiles, stored)
-    extra = identified(
-        alternative_requests(conversions, rows, profiles, policy, args.repeats), chosen.backends
-    )
+    extra = identify(alternative_requests(conversions, rows, profiles, policy, args.repeats), args.backend)
     if extra:
         second = _run_missing(extra, args)
         outcome = {k: outcome[k] + second[k] for k in outcome}
@@ -175,20 +171,9 @@ def _run_missing(requests: list[Any], args: Any) -> dict[str, Any]:
     }
 
 
-def identified(requests: list[Any], backends: dict[str, str]) -> list[Any]:
-    """The requests with the backend each profile runs on and its toolchain identity (part of the run id)."""
-    from sandboxes.identity import identify
-
-    return [
-        request
-        for backend in sorted(set(backends.values()))
-        for request in identify([r for r in requests if backends[r.profile.name] == backend], backend)
-    ]
-
-
 def execute_runs(todo: list[Any], args: argparse.Namespace) -> dict[str, Any]:
     """The one call into the execution flow (kept small: the orchestration helper owns how it is called).
-    Each request carries its backend (`identified`), so profiles on bwrap and Docker go in one job."""
+    Each request carries its backend (`identify`), so profiles on bwrap and Docker go in one job."""
     from flows.naming import JobLabel
     from pipeline.commands.common import execute_requests
     from pipeline.store import Store

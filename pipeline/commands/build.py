@@ -82,10 +82,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _profile_and_backend(args: argparse.Namespace) -> tuple[str, str]:
     """The one profile a build runs under, and its backend as --backend means everywhere: a profile whose
     toolchains live in an image runs in Docker."""
+    from sandboxes.backends.registry import backend_for
     from sandboxes.profiles import get_profile
 
     profile = one_profile(args.profile, "build")
-    return profile, "docker" if get_profile(profile).image else args.backend
+    return profile, backend_for(get_profile(profile), args.backend)
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
@@ -99,10 +100,9 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     unknown = [name for name in names if name not in REGISTRY]
     if unknown:
         raise ConfigurationError(f"unknown subset {unknown[0]!r}", hint=f"use some of: {', '.join(REGISTRY)}")
-    if backend == "docker" or not args.unsafe:
-        from sandboxes.identity import check_available
+    from sandboxes.backends.registry import check_available
 
-        check_available({backend})  # no sandbox at all: refused before any item is tried
+    check_available({backend}, args.unsafe)  # no sandbox at all: refused before any item is tried
     built: dict[str, Any] = {}
     cannot: dict[str, tuple[str, str]] = {}  # a subset we cannot build here is ours: exit 1, its fix
     for name in names:

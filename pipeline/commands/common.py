@@ -20,10 +20,6 @@ if TYPE_CHECKING:
 
 DEFAULT_STORE = Path(".surge/store")
 DEFAULT_REVIEW_DB = queue_of(DEFAULT_STORE)  # where `surge build` leaves candidates for review by default
-# The backends a user may name, for every command that takes --backend; running without a sandbox is
-# `--unsafe`, never a backend name. `auto`, audit's old name for the default, still reads as bwrap.
-BACKEND_CHOICES = ("bwrap", "docker")
-OLD_BACKEND_NAMES = {"auto": "bwrap"}
 
 
 # The documented range of every numeric flag. A number outside is refused while the flags are parsed (exit 2,
@@ -103,19 +99,32 @@ def add_store_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def backend_name(text: str) -> str:
-    """argparse type: a backend, with the old spellings read as today's."""
-    return OLD_BACKEND_NAMES.get(text, text)
+    """argparse type: a backend, with the old spellings read as today's (`auto`, audit's old default)."""
+    from sandboxes.backends.registry import OLD_NAMES
+
+    return OLD_NAMES.get(text, text)
+
+
+def backend_choices() -> tuple[str, ...]:
+    """The backends a user may name, for every command that takes --backend: the registry's, read when
+    the parser is built (a backend registered before is a choice). Running without a sandbox is
+    `--unsafe`, never a backend name."""
+    from sandboxes.backends.registry import names
+
+    return names()
 
 
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:
     """The one --backend: the same choices and meaning in every command that runs programs."""
+    from sandboxes.backends.registry import DEFAULT_BACKEND
+
     parser.add_argument(
         "--backend",
         type=backend_name,
-        choices=BACKEND_CHOICES,
-        default="bwrap",
-        help="sandbox for profiles that use this machine's toolchains (default: bwrap); profiles whose "
-        "toolchains live in images always run in Docker",
+        choices=backend_choices(),
+        default=DEFAULT_BACKEND,
+        help=f"sandbox for profiles that use this machine's toolchains (default: {DEFAULT_BACKEND}); "
+        "profiles whose toolchains live in images always run in Docker",
     )
 
 
@@ -235,7 +244,7 @@ def execute_requests(
     from pipeline.batches import BatchFailed, flush_interval_s, plan
     from pipeline.errors import ConfigurationError
     from pipeline.store import old_run_id_rule_rows
-    from sandboxes.identity import check_available
+    from sandboxes.backends.registry import check_available
 
     try:
         flush_interval_s()  # a bad setting is refused before any work, not by every batch
@@ -244,7 +253,7 @@ def execute_requests(
     if getattr(args, "dask_address", None):
         check_dask_address(args.dask_address)  # the workers' toolchains are checked where they run
     else:
-        check_available({request.backend for request in requests})
+        check_available({request.backend for request in requests}, unsafe)
     stored = store.stored_run_ids([request.run_id for request in requests])
     todo = [request for request in requests if request.run_id not in stored]
     counts: dict[str, Any] = {"written": 0, "sandbox_errors": 0, "batches": 0, "failed_batches": 0}

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import shutil
-import subprocess
 from importlib.metadata import version
 from typing import Any
 
@@ -28,8 +26,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "pipeline": version("surge-pipeline"),
         "prefect": version("prefect"),
         "profile": profile,
-        "bwrap": bwrap_status(),
-        "docker": docker_status(),
+        **backend_statuses(),
         "languages": language_table(),
         "toolchains": toolchains,
         "lean": lean_status(),
@@ -59,7 +56,7 @@ def installed_specs() -> dict[str, list[dict[str, str]]]:
     (name and version) whose entry point added it (pipeline/plugins.py)."""
     from pipeline.plugins import Registry
     from pipeline.subsets import REGISTRY as subsets
-    from sandboxes import PLUGINS as backends
+    from sandboxes.backends.registry import REGISTRY as backends
     from sandboxes.languages import REGISTRY as languages
     from sources.registry import SOURCES as sources
 
@@ -88,38 +85,20 @@ def _as_dict(status: Any) -> dict[str, Any]:
     return status.model_dump() if hasattr(status, "model_dump") else dict(vars(status))
 
 
-def bwrap_status() -> dict[str, Any]:
-    path = shutil.which("bwrap")
-    if path is None:
-        return {"available": False, "hint": "apt-get install bubblewrap (or `make setup`)"}
-    probe = subprocess.run(
-        [path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    info = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
-    status: dict[str, Any] = {"available": probe.returncode == 0, "path": path, "version": info}
-    if probe.returncode != 0:
-        status["hint"] = f"bwrap cannot create namespaces here: {probe.stderr.strip()}"
-        return status
-    # Both sandboxes refuse untrusted code unless programs start behind the seccomp filter.
-    from sandboxes.compile_cache import CompileCache
-    from sandboxes.spawn_helper import wall_problem
+def backend_statuses() -> dict[str, dict[str, Any]]:
+    """Every registered backend's own report (its spec's ``status``), under its name; a backend that
+    cannot even be imported says so."""
+    from sandboxes.backends.registry import names, spec_for
 
-    problem = wall_problem(CompileCache().root)
-    status["seccomp"] = not problem
-    if problem:
-        status.update(available=False, hint=problem)
-    return status
-
-
-def docker_status() -> dict[str, Any]:
-    try:
-        from sandboxes.backends.docker import docker_status as probe
-    except ImportError as missing:
-        return {"available": False, "hint": f"docker backend not importable: {missing}"}
-    return probe()
+    statuses: dict[str, dict[str, Any]] = {}
+    for name in names():
+        try:
+            status = spec_for(name).status
+        except ImportError as missing:
+            statuses[name] = {"available": False, "hint": f"backend {name} not importable: {missing}"}
+            continue
+        statuses[name] = status() if status else {"available": True, "summary": "no status reported"}
+    return statuses
 
 
 # Goedel-Prover's environment, which made SURGE's fl labels (dockerfiles/lean4/Dockerfile, docs/lean.md).
@@ -156,16 +135,13 @@ def render(summary: dict[str, Any]) -> str:
     lines = [
         f"surge-pipeline {summary['pipeline']} (prefect {summary['prefect']}), profile {summary['profile']}"
     ]
-    bwrap = summary["bwrap"]
-    walled = ", seccomp filter" if bwrap.get("seccomp") else ""
-    lines.append(
-        _line("sandbox bwrap", bwrap["available"], bwrap.get("version", "") + walled, bwrap.get("hint", ""))
-    )
-    docker = summary["docker"]
-    detail = docker.get("server_version", "")
-    lines.append(_line("docker engine", docker.get("available", False), str(detail), docker.get("hint", "")))
-    for image in docker.get("images", []):
-        lines.append(f"    image {image}")
+    from sandboxes.backends.registry import names as backend_names
+
+    for name in backend_names():
+        status = summary[name]
+        detail = str(status.get("summary", ""))
+        lines.append(_line(f"sandbox {name}", status.get("available", False), detail, status.get("hint", "")))
+        lines += [f"    image {image}" for image in status.get("images", [])]
     names = ", ".join(f"{lang['name']} ({lang['language']})" for lang in summary["languages"])
     lines.append(f"    languages: {names}")
     for tool in summary["toolchains"]:

@@ -25,9 +25,9 @@ from pipeline.commands.common import (
     MAX_SEED,
     MAX_TIME_MARGIN,
     MAX_WORKERS,
-    OLD_BACKEND_NAMES,
 )
 from pipeline.records import PhaseLimits
+from sandboxes.backends.registry import DEFAULT_BACKEND, OLD_NAMES
 
 RUN_LIMITS = PhaseLimits()
 
@@ -55,14 +55,14 @@ class SandboxOptions(StoreOption):
     """How programs run: profiles, backend, batches."""
 
     profile: list[str] | None = Field(None, description="environment profiles (None: ['default'])")
-    backend: str = Field("bwrap", description="sandbox for profiles on this machine's toolchains")
+    backend: str = Field(DEFAULT_BACKEND, description="sandbox for profiles on this machine's toolchains")
     batch_size: int | None = Field(None, ge=1, le=MAX_BATCH_SIZE, description="items per task (None: auto)")
     workers: int | None = Field(None, ge=1, le=MAX_WORKERS, description="programs at a time (None: cores)")
 
     @field_validator("backend")
     @classmethod
     def today_name(cls, name: str) -> str:
-        return OLD_BACKEND_NAMES.get(name, name)
+        return OLD_NAMES.get(name, name)
 
 
 class LimitOptions(SandboxOptions):

@@ -34,14 +34,17 @@ from pathlib import Path
 from typing import IO, Any
 
 from pipeline.errors import SandboxUnavailable
-from pipeline.records import RunRequest
+from pipeline.records import RunRequest, content_id
+from sandboxes.backends.registry import BackendSpec
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.core import RUNNER_DIR, PathMap, RunnerCore, SandboxCrash, runner_env
 from sandboxes.jobs import RUNNER_GRACE_S, encode_job
-from sandboxes.languages import WORKDIR
-from sandboxes.spawn_helper import spawn_helper
+from sandboxes.languages import WORKDIR, spec_for
+from sandboxes.spawn_helper import spawn_helper, wall_problem
 from sandboxes.toolchains import find_tool, tool_version
 
+NAME = "bwrap"
+UNSAFE_NAME = "unsafe-local"  # what run ids record for --unsafe without bubblewrap: no sandbox at all
 RUNNER_MOUNT = "/opt/surge-runner"
 SPAWN_HELPER_MOUNT = "/opt/surge-spawn"  # sandboxes/spawn_helper.py's build, read-only
 SANDBOX_PYTHON = "/usr/bin/python3"
@@ -82,7 +85,7 @@ class BwrapLauncher:
                 f"{SANDBOX_PYTHON} is missing: the in-sandbox runner needs it",
                 hint="apt-get install python3 (or make setup)",
             )
-        self.name = "bwrap" if self.bwrap else "unsafe-local"
+        self.name = NAME if self.bwrap else UNSAFE_NAME
         self.cache = CompileCache(cache_dir)
         if not unsafe and spawn_helper(self.cache.root) is None:
             raise SandboxUnavailable(
@@ -404,4 +407,63 @@ def reserve_uid() -> tuple[int, Any]:
     raise SandboxUnavailable("no free sandbox uid", hint=f"remove stale locks in {UID_LOCK_DIR}")
 
 
-__all__ = ["BwrapBackend", "BwrapLauncher", "SandboxCrash"]
+# -- what the pipeline asks before it runs anything (sandboxes/backends/registry.py) ------------------
+
+MISSING_TOOL = "missing"  # a tool the sandbox PATH lacks: installing it makes a new run id
+
+
+def host_tools_identity(request: RunRequest) -> str:
+    """The version lines of the tools the request needs (its language spec's ``tools``), as the sandbox
+    sees them; a missing tool counts as "missing", so installing it makes a new run instead of a stale
+    ``toolchain_missing`` row."""
+    tools = spec_for(request.program.language).tools(request.setting, request.profile)
+    return content_id("tools", {tool: tool_version(tool) or MISSING_TOOL for tool in tools})
+
+
+def recorded_name(unsafe: bool) -> str:
+    """Without bubblewrap, --unsafe runs on the host, and the run id says so."""
+    return UNSAFE_NAME if unsafe and shutil.which("bwrap") is None else NAME
+
+
+def missing(unsafe: bool) -> str | None:
+    return None if unsafe or shutil.which("bwrap") else "bubblewrap (bwrap) is not installed"
+
+
+def bwrap_status() -> dict[str, Any]:
+    """For `surge doctor`: can bwrap create its namespaces here, and do programs start behind the filter."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return {"available": False, "hint": "apt-get install bubblewrap (or `make setup`)"}
+    probe = subprocess.run(
+        [path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    info = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    status: dict[str, Any] = {"available": probe.returncode == 0, "path": path, "version": info}
+    status["summary"] = info
+    if probe.returncode != 0:
+        status["hint"] = f"bwrap cannot create namespaces here: {probe.stderr.strip()}"
+        return status
+    # Both sandboxes refuse untrusted code unless programs start behind the seccomp filter.
+    problem = wall_problem(CompileCache().root)
+    status["seccomp"] = not problem
+    status["summary"] = info + ("" if problem else ", seccomp filter")
+    if problem:
+        status.update(available=False, hint=problem)
+    return status
+
+
+SPEC = BackendSpec(
+    name=NAME,
+    open=lambda unsafe, workers: BwrapBackend(unsafe=unsafe, workers=workers),
+    identity=lambda: host_tools_identity,
+    missing=missing,
+    fix=f"{INSTALL_HINT}; trusted code only: add --unsafe",
+    recorded_as=recorded_name,
+    also_recorded_as=(UNSAFE_NAME,),
+    status=bwrap_status,
+)
+
+__all__ = ["SPEC", "BwrapBackend", "BwrapLauncher", "SandboxCrash"]

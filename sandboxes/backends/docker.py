@@ -28,6 +28,7 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,8 @@ from typing import Any
 from docker.errors import DockerException, ImageNotFound
 
 from pipeline.errors import SandboxUnavailable
-from pipeline.records import EnvironmentProfile, Language, RunRequest, Verdict
+from pipeline.records import EnvironmentProfile, Language, RunRequest, Verdict, content_id
+from sandboxes.backends.registry import BackendSpec
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.core import (
     RUNNER_DIR,
@@ -51,6 +53,7 @@ from sandboxes.spawn_helper import is_static, spawn_helper
 
 # -- images ------------------------------------------------------------------------------------------
 
+NAME = "docker"
 IMAGE_REPOSITORY = "surge"
 DEFAULT_SUITE = "bookworm"  # profile "current" (and every profile that names no suite)
 PROFILE_SUITES = {"current": "bookworm", "surge-repro": "bullseye"}
@@ -348,7 +351,7 @@ class DockerLauncher:
             self.client.close()
             raise
         self.api = self.client.api
-        self.name = "docker"
+        self.name = NAME
         self.recycle_after = recycle_after
         self.pools: dict[ContainerShape, queue.Queue[ContainerRunner]] = {}
         self.all_runners: list[ContainerRunner] = []
@@ -485,3 +488,55 @@ class ImagePlace:
             return None
         lines = (run["stdout"].strip() or run["stderr"].strip()).splitlines()
         return lines[0].strip() if lines else ""
+
+
+# -- what the pipeline asks before it runs anything (sandboxes/backends/registry.py) ------------------
+
+MISSING_IMAGE = "missing"  # an image not built yet: the run says so; building it makes a new run id
+
+
+def image_identity() -> Callable[[RunRequest], str]:
+    """The id (content digest of its configuration) of the image a request runs in: one connection per
+    plan, each image looked up once."""
+    api = connect().api
+    seen: dict[str, str] = {}
+
+    def identity(request: RunRequest) -> str:
+        image = image_for(request.program.language, request.profile)
+        if image not in seen:
+            try:
+                seen[image] = str(api.inspect_image(image)["Id"])
+            except Exception:  # noqa: BLE001 - not built yet: the run says so; building it makes a new id
+                seen[image] = f"{image}:{MISSING_IMAGE}"
+        return content_id("image", seen[image])
+
+    return identity
+
+
+def missing(unsafe: bool) -> str | None:
+    """Why the engine cannot be used (a reason of its own when the fix is not START_HINT), or None."""
+    try:
+        connect(timeout_s=10).close()
+    except SandboxUnavailable as error:
+        return str(error) if error.hint == START_HINT else f"{error} ({error.hint})"
+    return None
+
+
+def open_docker(unsafe: bool, workers: int) -> DockerBackend:
+    return DockerBackend(workers=workers)  # isolation is the containers': --unsafe changes nothing
+
+
+def doctor_status() -> dict[str, Any]:
+    status = docker_status()
+    return {**status, "summary": status.get("server_version", "")}
+
+
+SPEC = BackendSpec(
+    name=NAME,
+    open=open_docker,
+    identity=image_identity,
+    missing=missing,
+    fix=START_HINT,
+    runs_images=True,
+    status=doctor_status,
+)

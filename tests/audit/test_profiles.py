@@ -11,7 +11,7 @@ import pytest
 import sandboxes
 from pipeline import cli
 from pipeline.audit.profiles import resolve_profiles
-from pipeline.errors import ConfigurationError, SandboxUnavailable
+from pipeline.errors import SandboxUnavailable
 from pipeline.records import RunRequest, Verdict
 from sandboxes.profiles import PROFILES
 from tests.audit.fakes import FakeBackend
@@ -38,7 +38,8 @@ def test_an_absent_backend_skips_its_profiles_under_all_only(monkeypatch: pytest
     assert sorted(chosen.skipped) == image_bound and all("docker" in r for r in chosen.skipped.values())
     with pytest.raises(SandboxUnavailable, match="needs the docker backend"):
         resolve_profiles([image_bound[0]])
-    with pytest.raises(ConfigurationError, match="runs in Docker images"):
+    # --backend bwrap means what it means in every command: image profiles still go to Docker
+    with pytest.raises(SandboxUnavailable, match="needs the docker backend"):
         resolve_profiles([image_bound[0]], "bwrap")
 
 

@@ -55,10 +55,10 @@ def test_every_flag_in_two_commands_has_one_kind() -> None:
 
 
 def test_backend_choices_come_from_one_place() -> None:
-    from pipeline.commands.common import BACKEND_CHOICES
+    from sandboxes.backends.registry import names
 
     for name, action in options_by_flag()["--backend"].items():
-        assert tuple(action.choices or ()) == BACKEND_CHOICES, name
+        assert tuple(action.choices or ()) == names(), name
 
 
 def test_audits_old_backend_name_still_parses() -> None:

@@ -151,9 +151,9 @@ def test_doctor_says_whether_programs_start_behind_the_filter(
     from sandboxes import spawn_helper
 
     monkeypatch.setenv("SURGE_COMPILE_CACHE", str(tmp_path))
-    assert doctor.bwrap_status()["seccomp"] is True
+    assert doctor.backend_statuses()["bwrap"]["seccomp"] is True
     monkeypatch.setattr(spawn_helper, "spawn_helper", lambda cache_root: None)
-    status = doctor.bwrap_status()
+    status = doctor.backend_statuses()["bwrap"]
     assert status["available"] is False and status["seccomp"] is False
     assert "apt-get install gcc" in status["hint"]
 
