@@ -136,7 +136,12 @@ def docker_status() -> dict[str, Any]:
         )
     finally:
         client.close()
-    status: dict[str, Any] = {"available": True, "server_version": version, "images": images}
+    status: dict[str, Any] = {
+        "available": True,
+        "server_version": version,
+        "summary": version,
+        "images": images,
+    }
     if not any(tag.startswith(f"{IMAGE_REPOSITORY}/cpp:") for tag in images):
         status["hint"] = BUILD_HINT
     return status
@@ -526,11 +531,6 @@ def open_docker(unsafe: bool, workers: int) -> DockerBackend:
     return DockerBackend(workers=workers)  # isolation is the containers': --unsafe changes nothing
 
 
-def doctor_status() -> dict[str, Any]:
-    status = docker_status()
-    return {**status, "summary": status.get("server_version", "")}
-
-
 SPEC = BackendSpec(
     name=NAME,
     open=open_docker,
@@ -538,5 +538,5 @@ SPEC = BackendSpec(
     missing=missing,
     fix=START_HINT,
     runs_images=True,
-    status=doctor_status,
+    status=docker_status,
 )

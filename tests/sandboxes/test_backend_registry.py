@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from pipeline.errors import SandboxUnavailable
 from pipeline.records import Program, RunRequest, content_id
-from sandboxes.backends import bwrap, registry
+from sandboxes.backends import registry
 from sandboxes.identity import identify
 from sandboxes.languages import spec_for
 from sandboxes.profiles import get_profile
@@ -40,7 +42,8 @@ def test_the_local_identity_is_the_host_tools_as_before() -> None:
 
 def test_unsafe_without_bubblewrap_is_recorded_as_unsafe_local(monkeypatch: pytest.MonkeyPatch) -> None:
     request = RunRequest(program=Program.single("python", "print(1)"), profile=get_profile("default"))
-    monkeypatch.setattr(bwrap.shutil, "which", lambda name, **_: None)
+    which = shutil.which  # only bwrap is gone: tool versions are probed once per process and cached
+    monkeypatch.setattr(shutil, "which", lambda name, **kw: None if name == "bwrap" else which(name, **kw))
     (bare,) = identify([request], "bwrap", unsafe=True)
     assert bare.backend == "unsafe-local" and registry.spec_for("unsafe-local").name == "bwrap"
     registry.check_available({"unsafe-local"}, unsafe=True)  # allowed: no error
