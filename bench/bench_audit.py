@@ -10,7 +10,7 @@ import time
 from datetime import UTC, datetime
 
 from pipeline.audit.convert import convert_all, load_dataset
-from pipeline.audit.plan import audit_row
+from pipeline.audit.verdicts import audit_row
 from pipeline.records import EnvironmentProfile, PhaseResult, Provenance, RunRequest, RunResult, Verdict
 from sources import SAMPLES  # noqa: E402  (bundled: the repository needs nothing beside it)
 

@@ -16,7 +16,7 @@ import fcntl
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from itertools import accumulate
 from pathlib import Path
@@ -86,27 +86,70 @@ def guided_sizes(count: int, workers: int) -> list[int]:
     return sizes
 
 
-def batched(items: list[RunRequest], size: int | None, workers: int = 1) -> list[list[RunRequest]]:
-    """Batches of ``size`` (None: guided sizes), never mixing backends (a batch runs in one sandbox)."""
+def batched(
+    items: list[RunRequest],
+    size: int | None,
+    workers: int = 1,
+    cost_s: Mapping[str, float] | None = None,
+) -> list[list[RunRequest]]:
+    """Batches of ``size`` (None: guided sizes), never mixing backends (a batch runs in one sandbox).
+
+    ``cost_s`` (run id -> expected seconds) makes guided batches follow time, not count: a batch also ends
+    once it holds its share of the time left, so a long program ordered first runs in a batch of its own
+    instead of holding a long batch on one core while the others finish."""
     by_backend: dict[str, list[RunRequest]] = {}
     for item in items:
         by_backend.setdefault(item.backend, []).append(item)
     batches: list[list[RunRequest]] = []
     for group in by_backend.values():
-        sizes = guided_sizes(len(group), workers) if size is None else [size] * -(-len(group) // size)
+        if size is None and cost_s:
+            sizes = timed_sizes([cost_s.get(item.run_id, 0.0) for item in group], workers)
+        else:
+            sizes = guided_sizes(len(group), workers) if size is None else [size] * -(-len(group) // size)
         starts = accumulate(sizes, initial=0)
         batches += [group[start : start + length] for start, length in zip(starts, sizes, strict=False)]
     return batches
 
 
+def timed_sizes(costs_s: list[float], workers: int) -> list[int]:
+    """Guided sizes where a batch stops at the count's share or at the time's share, whichever comes first
+    (at least one program a batch)."""
+    sizes: list[int] = []
+    start = 0
+    while start < len(costs_s):
+        left = costs_s[start:]
+        most = guided_sizes(len(left), workers)[0]
+        share_s = sum(left) / (GUIDE * max(1, workers))
+        size, spent_s = 0, 0.0
+        while size < most and (size == 0 or spent_s < share_s):
+            spent_s += left[size]
+            size += 1
+        sizes.append(size)
+        start += size
+    return sizes
+
+
 def plan(
-    store: Store, requests: list[RunRequest], batch_size: int | None, workers: int = 1
+    store: Store,
+    requests: list[RunRequest],
+    batch_size: int | None,
+    workers: int = 1,
+    cost_s: Mapping[str, float] | None = None,
 ) -> tuple[str, int]:
     """Write the pending requests to the manifest: (plan id, number of batches).
 
-    ``batch_size`` None: guided sizes for ``workers`` (the flow runs the largest batches first)."""
-    batches = batched(requests, batch_size, workers)
-    return store.plan(batches), len(batches)
+    ``batch_size`` None: guided sizes for ``workers`` (the flow runs the largest batches first), by
+    expected time where ``cost_s`` gives it (``batched``)."""
+    batches = batched(requests, batch_size, workers, cost_s)
+    return store.plan(start_order(batches, cost_s)), len(batches)
+
+
+def start_order(batches: list[list[RunRequest]], cost_s: Mapping[str, float] | None) -> list[list[RunRequest]]:
+    """The order the flow starts batches in: the longest first (by expected seconds where known, else by
+    count), so the long ones start early and the short ones fill the end, the workers finishing together."""
+    if cost_s:
+        return sorted(batches, key=lambda b: -sum(cost_s.get(r.run_id, 0.0) for r in b))
+    return sorted(batches, key=len, reverse=True)
 
 
 # How many batches of this process may run programs at once (unset: every batch thread, as on a Dask

@@ -732,6 +732,12 @@ class RunRequest(Frozen):
             raise ValueError(refusal)
         return self
 
+    @property
+    def answers(self) -> str:
+        """The question this request asks (``RunResult.answers`` of its result), whatever its limits,
+        repeats or backend."""
+        return answer_key(self.program.program_id, self.setting.setting_id, self.profile.profile_id)
+
     @computed_field  # type: ignore[prop-decorator]
     @cached_property
     def run_id(self) -> str:

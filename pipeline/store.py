@@ -444,14 +444,14 @@ class Store:
         return self.manifest.folder / f"part-plan-{plan_id}.parquet"
 
     def plan_batches(self, plan_id: str) -> dict[str, int]:
-        """A plan's batch ids with their run counts, largest batch first (then by id): the long ones
-        start early, the short ones fill the end, so the workers finish together."""
+        """A plan's batch ids with their run counts, in the order they were planned (the order to start
+        them in: ``pipeline.batches.start_order``, the longest first)."""
         part = self.planned_part(plan_id)
         sizes = {
             batch_id: part.metadata.row_group(group).num_rows
             for group, batch_id in enumerate(planned_batch_ids(part))
         }
-        return {batch_id: sizes[batch_id] for batch_id in sorted(sizes, key=lambda b: (-sizes[b], b))}
+        return sizes
 
     def batch_requests(self, plan_id: str, batch_id: str) -> list[RunRequest]:
         """A batch's requests, each once: its row group of the plan's part (none for an unknown batch)."""

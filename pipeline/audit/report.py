@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import Field
 
-from pipeline.audit.plan import best_profile, best_rows, reproducing_profiles
+from pipeline.audit.ranking import best_profile, best_rows, reproducing_profiles
 from pipeline.audit.rows import EXPLAINED, REPRODUCED, UNEXPLAINED, AuditClass, AuditRow, Refusal
 from pipeline.records import Frozen, RunResult
 from sandboxes.core import pipeline_version

@@ -6,7 +6,7 @@ import argparse
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -231,12 +231,18 @@ def failures_of(pairs: list[tuple[str, str]]) -> list[dict[str, str]]:
 
 
 def execute_requests(
-    store: Store, requests: list[RunRequest], args: argparse.Namespace, name: Any, unsafe: bool = False
+    store: Store,
+    requests: list[RunRequest],
+    args: argparse.Namespace,
+    name: Any,
+    unsafe: bool = False,
+    cost_s: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """Plan into the store's manifest and run what is not stored yet (shared by run and audit).
 
     ``requests`` carry their backend and toolchain identity (``sandboxes.identity.identify``). ``name`` is
-    the command ("surge-run") or the ``flows.naming.JobLabel`` Prefect's UI shows for the job. Returns the
+    the command ("surge-run") or the ``flows.naming.JobLabel`` Prefect's UI shows for the job. ``cost_s``
+    (run id -> expected seconds) sizes the batches by time, the longest started first. Returns the
     counts and ``failures`` (what of ours failed, each with its fix) for the CLI's exit rule.
     """
     from flows.naming import JobLabel
@@ -261,7 +267,7 @@ def execute_requests(
     if todo:
         workers = args.workers or default_workers()
         dask_address = getattr(args, "dask_address", None)
-        plan_id, batches = plan(store, todo, args.batch_size, workers)
+        plan_id, batches = plan(store, todo, args.batch_size, workers, cost_s)
         job = name if isinstance(name, JobLabel) else JobLabel.of(name, todo)
         counts, failures = run_planned(store, plan_id, batches, unsafe, workers, dask_address, job)
     if counts.get("sandbox_errors"):

@@ -70,7 +70,9 @@ def test_audit_scores_classifies_and_resumes(
     assert summary["leaks"] == ["surge-released/cl.json[0]"]
     assert (summary["by_subset"]["fl"]["labels"], summary["by_subset"]["fl"]["not_run"]) == (2, 2)
     assert (summary["labels"], summary["reproduced"], summary["unexplained"]) == (6, 2, 2)
-    assert len(fake.ran) == 6 and summary["runs_executed"] == 6
+    # adaptive: each label once; only sc's two mismatches repeated (fl's missing Lean is no disagreement)
+    assert len(fake.ran) == 8 and summary["runs_executed"] == 8
+    assert (summary["executions_planned"], summary["executions_exhaustive"]) == (10, 12)
     assert "_text" not in summary
 
     rows = list(Store(store).table("audit", AuditRow, "audit_id").records())
@@ -88,7 +90,7 @@ def test_audit_scores_classifies_and_resumes(
     # Rerun: every run id is in the store, nothing executes again and no row is written twice.
     assert cli.main(argv) == 0
     again = json.loads(capsys.readouterr().out)
-    assert len(fake.ran) == 6 and again["runs_reused"] == 6
+    assert len(fake.ran) == 8 and again["runs_reused"] == 8
     assert Store(store).table("audit", AuditRow, "audit_id").count() == 6
 
 
@@ -110,5 +112,6 @@ def test_a_timeout_is_not_served_under_higher_limits(
     backend.answer = lambda request: ("13.23\n", Verdict.OK)
     assert cli.main([*argv, "--cpu-s", "20"]) == 0  # the run id hashes the limits: a new run
     again = json.loads(capsys.readouterr().out)
-    assert len(backend.ran) == 2 and again["runs_reused"] == 0
+    # the first audit ran the label once, then repeated the timeout; the new limits make a new run
+    assert len(backend.ran) == 3 and again["runs_reused"] == 0
     assert again["by_subset"]["tc"]["reproduced"] == 1  # the new result, not the stored timeout

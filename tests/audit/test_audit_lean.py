@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.audit.convert import convert_all, load_dataset
-from pipeline.audit.plan import audit_rows, plan_requests
+from pipeline.audit.plan import plan_requests
+from pipeline.audit.verdicts import audit_rows, by_answer
 from pipeline.audit.rows import AuditClass, Conversion
 from pipeline.records import EnvironmentProfile, Limits
 
@@ -55,7 +56,7 @@ def test_fl_labels_are_checked_and_classified(stand_in_lean: None, samples: Path
             pass
 
     with LeanRouted(NoOther()) as backend:  # type: ignore[arg-type]
-        results = {r.run_id: r for r in backend.run_batch(requests)}
+        results = by_answer(backend.run_batch(requests))
     # audited apart: together they would be the same program with two labels (a conflicting duplicate)
     (good,) = audit_rows([passing], [profile], results)
     (bad,) = audit_rows([failing], [profile], results)

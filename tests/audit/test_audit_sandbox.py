@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.audit.convert import convert_all, load_dataset
-from pipeline.audit.plan import audit_rows, plan_requests
+from pipeline.audit.plan import plan_requests
+from pipeline.audit.verdicts import audit_rows, by_answer
 from pipeline.audit.rows import AuditClass, AuditRow, Conversion
 from pipeline.records import Limits, PhaseLimits
 from tests.conftest import require_tool
@@ -55,7 +56,7 @@ def rows(samples: Path) -> dict[str, AuditRow]:
         unseeded, profiles, FAST_LIMITS, 2
     )
     with open_backend("bwrap", workers=2) as backend:
-        results = {r.run_id: r for r in backend.run_batch(requests)}
+        results = by_answer(backend.run_batch(requests))
     audited = audit_rows(conversions, profiles, results)
     return {f"{r.location.rsplit('/', 1)[-1]}:{r.language}": r for r in audited}
 

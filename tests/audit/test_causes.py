@@ -6,7 +6,7 @@ import pytest
 
 from pipeline.audit.causes import code_nondeterminism, conflicting_labels
 from pipeline.audit.classify import Evidence, classify
-from pipeline.audit.plan import audit_rows
+from pipeline.audit.verdicts import audit_rows, by_answer
 from pipeline.audit.rows import AuditClass, Conversion
 from pipeline.records import EnvironmentProfile, Language, PhaseResult, Program, RunRequest, Verdict
 from pipeline.subsets import ProgramPlan
@@ -96,7 +96,7 @@ def test_the_same_program_with_two_labels_is_a_conflicting_duplicate() -> None:
     profile = EnvironmentProfile(name="p")
     right, wrong, again = _conversion(0, "4"), _conversion(1, "5"), _conversion(2, "4")
     request = RunRequest(program=right.program, profile=profile)
-    rows = audit_rows([right, wrong, again], [profile], {request.run_id: result_for(request, "4\n")})
+    rows = audit_rows([right, wrong, again], [profile], by_answer([result_for(request, "4\n")]))
     classes = {r.location: r.audit_class for r in rows}
     assert classes == {
         "ml.json[0]": AuditClass.EXACT,

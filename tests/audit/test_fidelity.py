@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.audit.convert import convert_all, load_dataset
-from pipeline.audit.plan import LimitPolicy, alternative_requests, audit_rows, plan_requests
+from pipeline.audit.plan import LimitPolicy, alternative_requests, plan_requests
+from pipeline.audit.verdicts import audit_rows
 from pipeline.audit.rows import AuditClass, AuditRow, Conversion
 from pipeline.records import EnvironmentProfile, Limits, PhaseLimits, RunRequest, RunResult
 from pipeline.subsets.scripts import PARSER_VARIANT, SHELL_VARIANT
@@ -31,7 +32,7 @@ def _run(requests: list[RunRequest]) -> dict[str, RunResult]:
     from sandboxes import open_backend
 
     with open_backend("bwrap", workers=2) as backend:
-        return {r.run_id: r for r in backend.run_batch(requests)}
+        return {r.answers: r for r in backend.run_batch(requests)}
 
 
 def _audit(conversions: list[Conversion], policy: LimitPolicy) -> dict[str, AuditRow]:

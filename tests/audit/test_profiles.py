@@ -64,7 +64,7 @@ def test_one_command_audits_every_profile(
 
     monkeypatch.setattr(sandboxes, "open_backend", open_backend)
     monkeypatch.setattr("pipeline.audit.profiles.unavailable", _absent())
-    argv = ["audit", str(samples / "surge-released" / "cl.json"), "--profile", "all"]
+    argv = ["audit", str(samples / "surge-released" / "cl.json"), "--profile", "all", "--exhaustive"]
     argv += ["--store", str(tmp_path / "s"), "--report", str(tmp_path / "r.html"), "--json"]
     assert cli.main(argv) == 0
     summary = json.loads(capsys.readouterr().out)

@@ -1,0 +1,254 @@
+"""The audit as a stage: `run_audit(options, execute) -> AuditSummary` (the CLI is a thin layer over it).
+
+Rounds, adaptive by default (issue 28):
+1. each label once (one repeat) under its subset's first profile (`plan.first_profiles`);
+2. the labels that did not reproduce: repeated under every profile (to tell non-determinism and find
+   the environment that explains them);
+3. the labels that still did not reproduce everywhere: their other readings (argv), under every profile.
+`exhaustive` keeps the matrix: every label under every profile with its repeats, then round 3.
+Each round runs its longest programs first, in waves; after each wave the rows of the labels it finished
+(and that no later round revisits) are appended to the audit table, so a killed audit keeps them.
+
+The engine is the caller's: ``execute(requests, expected_s)`` runs what the store does not hold yet and
+returns ``execute_requests``'s counts (the CLI passes the Prefect flow; a test, a fake backend).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from pipeline.audit.convert import convert_all, load_dataset
+from pipeline.audit.plan import (
+    LimitPolicy,
+    Pair,
+    alternative_pairs,
+    every_profile,
+    expected_seconds,
+    first_profiles,
+    longest_first,
+    plan_pairs,
+    plan_requests,
+    stored_cpu,
+    waves,
+)
+from pipeline.audit.profiles import ChosenProfiles, resolve_profiles
+from pipeline.audit.report import render_html, report_facts, summarise
+from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Conversion
+from pipeline.audit.summary import AuditOptions, AuditSummary, RunCounts
+from pipeline.audit.verdicts import (
+    answer_key_of,
+    audit_rows,
+    by_answer,
+    conflicts_of,
+    refusal_record,
+    unrunnable_rows,
+)
+from pipeline.records import RunRequest, RunResult
+from pipeline.store import Store
+
+Executor = Callable[[list[RunRequest], Mapping[str, float]], dict[str, Any]]
+Final = Callable[[Conversion, list[AuditRow]], bool]
+# Rows reach the table after each wave: a round is split in about this many waves, none smaller than
+# WAVE_MIN_RUNS (each wave is one job of the engine, whose start costs about a second).
+WAVES_PER_ROUND = 4
+WAVE_MIN_RUNS = 64
+
+
+def run_audit(options: AuditOptions, execute: Executor) -> AuditSummary:
+    records, refusals = load_dataset(options.dataset, set(options.subsets) or None)
+    conversions, unrunnable, refused = convert_all(limit_per_subset(records, options.limit))
+    refusals += refused
+    chosen = resolve_profiles(list(options.profiles), options.backend)
+    store = Store(options.store)
+    append_new(store.quarantine, [refusal_record(r) for r in refusals])
+    audit = Audit(options, store, chosen, conversions, execute)
+    rows = audit.exhaustive() if options.exhaustive else audit.adaptive()
+    rows += unrunnable_rows(unrunnable, chosen.runnable)
+    append_new(audit.table, rows)
+
+    figures = summarise(rows, refusals, chosen.skipped)
+    report_path = options.report_path
+    report_path.parent.mkdir(parents=True, exist_ok=True)
+    facts = report_facts(options.dataset, audit.results.values(), [p.name for p in chosen.runnable])
+    report_path.write_text(render_html(figures, rows, facts), encoding="utf-8")
+    matrix = plan_requests(conversions, chosen.runnable, options.limits, options.repeats)
+    exhaustive = executions(matrix) + audit.alternatives_planned
+    planned = {(c.record.record_id, p.name) for c, p in audit.pairs} | {
+        (u.record.record_id, p.name) for u in unrunnable for p in chosen.runnable
+    }
+    counts = audit.counts
+    summary = AuditSummary(
+        **figures,
+        plan="exhaustive" if options.exhaustive else "adaptive",
+        first_profiles={s: p.name for s, p in audit.first.items()},
+        runs_planned=counts.planned,
+        runs_reused=counts.reused,
+        runs_executed=counts.executed,
+        executions_planned=audit.executions,
+        executions_exhaustive=exhaustive,
+        executions_saved=exhaustive - audit.executions,
+        not_audited=len(planned - {(r.record_id, r.profile) for r in rows}),
+        sandbox_errors=counts.sandbox_errors,
+        failed_batches=counts.failed_batches,
+        failures=list(counts.failures),
+        report=str(report_path),
+        audit_table=str(audit.table.folder),
+    )
+    if options.errata is not None:
+        from pipeline.audit.errata import write_errata
+
+        written = write_errata(options.errata, records, rows, summary)
+        summary = summary.model_copy(update={"errata": str(written)})
+    return summary
+
+
+class Audit:
+    """One audit's rounds over one store: what it planned, the results it read, the rows it wrote."""
+
+    def __init__(
+        self,
+        options: AuditOptions,
+        store: Store,
+        chosen: ChosenProfiles,
+        conversions: list[Conversion],
+        execute: Executor,
+    ) -> None:
+        self.options = options
+        self.policy: LimitPolicy = options.limits
+        self.profiles = chosen.runnable
+        self.conversions = conversions
+        self.execute = execute
+        self.table = store.table("audit", AuditRow, "audit_id")
+        self.store = store
+        earlier = list(self.table.records(where={"subset": sorted({c.record.subset for c in conversions})}))
+        self.first = first_profiles(sorted({c.record.subset for c in conversions}), self.profiles, earlier)
+        self.cpu_s = stored_cpu(earlier)
+        self.conflicts = conflicts_of(conversions)
+        self.results: dict[str, RunResult] = {}  # run id -> result, every round's
+        self.pairs: list[Pair] = []
+        self.counts = RunCounts()
+        self.alternatives_planned = 0  # program executions (repeats count)
+        self.executions = 0
+
+    def adaptive(self) -> list[AuditRow]:
+        first = [(c, self.first[c.record.subset]) for c in self.conversions]
+        rows = self.round(first, 1, final=lambda c, mine: any(r.audit_class in REPRODUCED for r in mine))
+        settled = {r.record_id for r in rows if r.audit_class in REPRODUCED}
+        # A missing tool is not a disagreement: no point repeating it under the same profile.
+        missing = {r.record_id for r in rows if r.audit_class is AuditClass.NOT_RUN}
+        left = [c for c in self.conversions if c.record.record_id not in settled]
+        pairs = [
+            (c, p)
+            for c, p in every_profile(left, self.profiles)
+            if not (c.record.record_id in missing and p == self.first[c.record.subset])
+        ]
+        self.round(pairs, self.options.repeats, final=self.no_alternatives)
+        return self.alternatives(left)
+
+    def exhaustive(self) -> list[AuditRow]:
+        pairs = every_profile(self.conversions, self.profiles)
+        self.round(pairs, self.options.repeats, final=self.no_alternatives)
+        return self.alternatives(self.conversions)
+
+    def alternatives(self, conversions: list[Conversion]) -> list[AuditRow]:
+        """Round 3: other readings of the labels that did not reproduce everywhere; then every row."""
+        pairs = alternative_pairs(conversions, self.rows(conversions), self.profiles)
+        self.alternatives_planned = executions(plan_pairs(pairs, self.policy, self.options.repeats))
+        self.round(pairs, self.options.repeats, final=lambda c, mine: True)
+        return self.rows(self.conversions)
+
+    def no_alternatives(self, conversion: Conversion, mine: list[AuditRow]) -> bool:
+        return len(conversion.plan.candidates()) < 2 or all(r.audit_class in REPRODUCED for r in mine)
+
+    def round(self, pairs: list[Pair], repeats: int, final: Final) -> list[AuditRow]:
+        """Run the pairs, longest first, in waves; write each finished, final label's rows after its wave.
+        Returns the rows of the round's labels."""
+        self.pairs += [(c, p) for c, p in pairs if c.candidate == 0]
+        requests = self.identified(plan_pairs(pairs, self.policy, repeats))
+        self.executions += executions(requests)
+        expected_s = self.expected(pairs, requests)
+        ordered = longest_first(requests, expected_s)
+        waiting = answers_by_record(pairs)
+        done: set[str] = set()  # answer keys this round's runs answered
+        size = self.options.wave_runs or max(WAVE_MIN_RUNS, -(-len(ordered) // WAVES_PER_ROUND))
+        for wave in waves(ordered, size):
+            self.counts = self.counts.plus(self.execute(wave, expected_s))
+            self.read([r.run_id for r in wave])
+            done |= {r.answers for r in wave if r.run_id in self.results}
+            ids = {record_id for record_id, keys in waiting.items() if keys <= done}
+            waiting = {record_id: keys for record_id, keys in waiting.items() if record_id not in ids}
+            self.write_final([c for c in self.conversions if c.record.record_id in ids], final)
+        return self.rows([c for c, _ in pairs])
+
+    def write_final(self, finished: list[Conversion], final: Final) -> None:
+        rows = self.rows(finished)
+        mine: dict[str, list[AuditRow]] = defaultdict(list)
+        for row in rows:
+            mine[row.record_id].append(row)
+        keep = {c.record.record_id for c in finished if final(c, mine[c.record.record_id])}
+        append_new(self.table, [r for r in rows if r.record_id in keep])
+
+    def rows(self, conversions: Iterable[Conversion]) -> list[AuditRow]:
+        results = by_answer(self.results.values())
+        return audit_rows(conversions, self.profiles, results, self.conflicts)
+
+    def read(self, run_ids: list[str]) -> None:
+        """The stored results of these runs (a sandbox error left none: that label waits for a rerun)."""
+        if run_ids:
+            for result in self.store.runs.records(where={"run_id": run_ids}):
+                self.results[result.run_id] = result
+
+    def expected(self, pairs: list[Pair], requests: list[RunRequest]) -> dict[str, float]:
+        """run id -> expected seconds (the longest of the labels sharing the run), for the order."""
+        by_answer_s: dict[str, float] = {}
+        for conversion, profile in pairs:
+            key = answer_key_of(conversion, profile)
+            by_answer_s[key] = max(by_answer_s.get(key, 0.0), expected_seconds(conversion, self.cpu_s))
+        return {r.run_id: by_answer_s.get(r.answers, 0.0) for r in requests}
+
+    def identified(self, requests: list[RunRequest]) -> list[RunRequest]:
+        """With the backend each profile runs on, as resolve_profiles chose, and its toolchain identity."""
+        from sandboxes.identity import identify
+
+        return identify(requests, self.options.backend)
+
+
+def executions(requests: Iterable[RunRequest]) -> int:
+    """Program executions: a request repeated twice runs its program twice."""
+    return sum(r.repeats for r in requests)
+
+
+def answers_by_record(pairs: Iterable[Pair]) -> dict[str, set[str]]:
+    """record id -> the answer keys its label waits for in a round (every reading, every profile)."""
+    waiting: dict[str, set[str]] = defaultdict(set)
+    for conversion, profile in pairs:
+        waiting[conversion.record.record_id].add(answer_key_of(conversion, profile))
+    return dict(waiting)
+
+
+def limit_per_subset(records: list[Any], limit: int | None) -> list[Any]:
+    if limit is None:
+        return records
+    seen: dict[str, int] = defaultdict(int)
+    kept = []
+    for record in records:
+        if seen[record.subset] < limit:
+            seen[record.subset] += 1
+            kept.append(record)
+    return kept
+
+
+def append_new(table: Any, records: list[Any]) -> None:
+    """Append records whose id the table does not hold yet (a rerun adds nothing twice)."""
+    seen = table.existing_ids()
+    fresh = []
+    for record in records:
+        record_id = getattr(record, table.id_field)
+        if record_id not in seen:
+            seen.add(record_id)
+            fresh.append(record)
+    table.append(fresh)
+    table.flush()
+

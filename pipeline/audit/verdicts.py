@@ -1,0 +1,179 @@
+"""From run results to audit rows: one row per label and profile, classified and scored (no engine here).
+
+Every map of results here is keyed by the question a run answers (``RunResult.answers``: program,
+setting, profile), never by run id: run ids also hash the limits, repeats and toolchain, which a row does
+not know, and one question may have several runs (a first single run, its repeats, a rerun under higher
+limits); ``by_answer`` picks the one to use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from pipeline.audit.causes import code_nondeterminism, conflicting_labels
+from pipeline.audit.classify import Evidence, classify
+from pipeline.audit.rows import CLASS_RANK, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
+from pipeline.leakage import find_leaks
+from pipeline.records import EnvironmentProfile, QuarantinedRecord, RunResult, Verdict, answer_key
+from pipeline.scoring.metrics import score
+
+TEXT_CHARS = 4000  # observed / expected kept per row: enough to read, small enough for the table
+LIMIT_VERDICTS = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT, Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT}
+
+
+def answer_key_of(conversion: Conversion, profile: EnvironmentProfile) -> str:
+    """The key a (record, profile) looks its result up by: ``RunResult.answers``."""
+    return answer_key(conversion.program.program_id, conversion.setting.setting_id, profile.profile_id)
+
+
+def ended_on_limit(result: RunResult) -> bool:
+    return result.verdict in LIMIT_VERDICTS
+
+
+def cpu_seconds(result: RunResult) -> float:
+    return sum(p.cpu_user_s + p.cpu_sys_s for p in (result.compile, result.run) if p is not None)
+
+
+def evidence_for(conversion: Conversion, result: RunResult, conflict: str = "") -> Evidence:
+    return Evidence(
+        repository=conversion.program.run_instruction is not None,
+        missing=conversion.plan.missing,
+        suspicions=tuple(code_nondeterminism(conversion.program)),
+        conflict=conflict,
+        recorded_time_s=conversion.plan.recorded_time_s,
+        cpu_limit_s=result.provenance.limits.run.cpu_s,
+    )
+
+
+def audit_row(
+    conversion: Conversion, profile: EnvironmentProfile, result: RunResult, conflict: str = ""
+) -> AuditRow:
+    record = conversion.record
+    verdict = classify(result, record.gt, evidence_for(conversion, result, conflict))
+    metric, value = score(record, result.label)
+    return AuditRow(
+        record_id=record.record_id,
+        subset=record.subset,
+        index=record.index,
+        location=record.location,
+        language=conversion.language,
+        profile=profile.name,
+        run_id=result.run_id,
+        variant=conversion.variant,
+        verdict=result.verdict.value,
+        audit_class=verdict.audit_class,
+        metric=metric,
+        score=None if verdict.audit_class is AuditClass.NOT_RUN else round(value, 6),
+        reason=verdict.reason,
+        evidence=verdict.evidence,
+        cpu_s=round(cpu_seconds(result), 6),
+        run_cpu_limit_s=result.provenance.limits.run.cpu_s,
+        distinct_outputs=result.distinct_outputs,
+        recorded_time_s=conversion.plan.recorded_time_s,
+        observed=result.label[:TEXT_CHARS],
+        expected=record.gt[:TEXT_CHARS],
+        leaks=tuple(find_leaks(_program_text(conversion), record.gt)),
+    )
+
+
+def _program_text(conversion: Conversion) -> str:
+    return "\n".join(f.content for f in conversion.program.files)
+
+
+def conflicts_of(conversions: Iterable[Conversion]) -> dict[str, str]:
+    return conflicting_labels(
+        (c.record.record_id, c.record.location, f"{c.program.program_id}/{c.setting.setting_id}", c.record.gt)
+        for c in conversions
+    )
+
+
+def audit_rows(
+    conversions: Iterable[Conversion],
+    profiles: Iterable[EnvironmentProfile],
+    results: Mapping[str, RunResult],
+    conflicts: Mapping[str, str] | None = None,
+) -> list[AuditRow]:
+    """Rows for every (record, profile) whose result is in `results` (by answer key, `by_answer`); others
+    are left out.
+
+    A record with several readings (argv candidates) gets the row of its best reading: the first
+    reading's row unless another reproduces better; the reason says which reading was kept.
+    """
+    conversions = list(conversions)
+    conflicts = conflicts_of(conversions) if conflicts is None else conflicts
+    rows = []
+    for profile in profiles:
+        for conversion in conversions:
+            conflict = conflicts.get(conversion.record.record_id, "")
+            tried = [
+                audit_row(c, profile, results[answer_key_of(c, profile)], conflict)
+                for c in [conversion, *conversion.alternatives()]
+                if answer_key_of(c, profile) in results
+            ]
+            if tried:
+                rows.append(best_reading(tried))
+    return rows
+
+
+def best_reading(tried: list[AuditRow]) -> AuditRow:
+    best = min(tried, key=lambda row: CLASS_RANK[row.audit_class])  # stable: the first reading on ties
+    if len(tried) == 1:
+        return best
+    summary = ", ".join(f"{row.variant}: {row.audit_class.value}" for row in tried)
+    note = f"kept '{best.variant}' of {len(tried)} readings ({summary})"
+    return best.model_copy(update={"reason": f"{best.reason}; {note}" if best.reason else note})
+
+
+def unrunnable_rows(
+    unrunnable: Iterable[Unrunnable], profiles: Iterable[EnvironmentProfile]
+) -> list[AuditRow]:
+    """A row per profile for each record that cannot run as released, classed by its named cause."""
+    rows = []
+    for profile in profiles:
+        for item in unrunnable:
+            record = item.record
+            metric, _ = score(record, "")
+            rows.append(
+                AuditRow(
+                    record_id=record.record_id,
+                    subset=record.subset,
+                    index=record.index,
+                    location=record.location,
+                    language=item.language,
+                    profile=profile.name,
+                    audit_class=item.audit_class,
+                    metric=metric,
+                    score=None,
+                    reason=item.reason,
+                    expected=record.gt[:TEXT_CHARS],
+                )
+            )
+    return rows
+
+
+def refusal_record(refusal: Refusal) -> QuarantinedRecord:
+    return QuarantinedRecord(
+        stage="audit",
+        source=f"surge-released/{refusal.subset}",
+        location=refusal.location,
+        reason=refusal.reason,
+        raw=refusal.record.question[:2000] if refusal.record else "",
+    )
+
+
+def by_answer(results: Iterable[RunResult]) -> dict[str, RunResult]:
+    """answer key -> the result to use, one per question (``RunResult.answers``): one that did not end on a
+    limit if there is one (a rerun under higher limits is a second run id), then the one with the most
+    repeats (the adaptive plan's single first run, then its repeats), else the last."""
+    picked: dict[str, RunResult] = {}
+    for result in results:
+        kept = picked.get(result.answers)
+        if kept is None or _better(result, kept):
+            picked[result.answers] = result
+    return picked
+
+
+def _better(result: RunResult, kept: RunResult) -> bool:
+    if ended_on_limit(kept) != ended_on_limit(result):
+        return ended_on_limit(kept)
+    return result.repeats >= kept.repeats
