@@ -144,7 +144,9 @@ def plan(
     return store.plan(start_order(batches, cost_s)), len(batches)
 
 
-def start_order(batches: list[list[RunRequest]], cost_s: Mapping[str, float] | None) -> list[list[RunRequest]]:
+def start_order(
+    batches: list[list[RunRequest]], cost_s: Mapping[str, float] | None
+) -> list[list[RunRequest]]:
     """The order the flow starts batches in: the longest first (by expected seconds where known, else by
     count), so the long ones start early and the short ones fill the end, the workers finishing together."""
     if cost_s:

@@ -251,4 +251,3 @@ def append_new(table: Any, records: list[Any]) -> None:
             fresh.append(record)
     table.append(fresh)
     table.flush()
-

@@ -12,8 +12,8 @@ import pytest
 
 from pipeline.audit.convert import convert_all, load_dataset
 from pipeline.audit.plan import plan_requests
-from pipeline.audit.verdicts import audit_rows, by_answer
 from pipeline.audit.rows import AuditClass, AuditRow, Conversion
+from pipeline.audit.verdicts import audit_rows, by_answer
 from pipeline.records import Limits, PhaseLimits
 from tests.conftest import require_tool
 

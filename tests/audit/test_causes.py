@@ -6,8 +6,8 @@ import pytest
 
 from pipeline.audit.causes import code_nondeterminism, conflicting_labels
 from pipeline.audit.classify import Evidence, classify
-from pipeline.audit.verdicts import audit_rows, by_answer
 from pipeline.audit.rows import AuditClass, Conversion
+from pipeline.audit.verdicts import audit_rows, by_answer
 from pipeline.records import EnvironmentProfile, Language, PhaseResult, Program, RunRequest, Verdict
 from pipeline.subsets import ProgramPlan
 from sources.surge_release import ReleasedRecord

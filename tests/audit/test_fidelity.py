@@ -11,8 +11,8 @@ import pytest
 
 from pipeline.audit.convert import convert_all, load_dataset
 from pipeline.audit.plan import LimitPolicy, alternative_requests, plan_requests
-from pipeline.audit.verdicts import audit_rows
 from pipeline.audit.rows import AuditClass, AuditRow, Conversion
+from pipeline.audit.verdicts import audit_rows
 from pipeline.records import EnvironmentProfile, Limits, PhaseLimits, RunRequest, RunResult
 from pipeline.subsets.scripts import PARSER_VARIANT, SHELL_VARIANT
 from tests.conftest import require_tool

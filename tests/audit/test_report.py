@@ -3,9 +3,9 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from pipeline.audit.ranking import best_profile, reproducing_profiles
-from pipeline.audit.verdicts import audit_row
 from pipeline.audit.report import render_html, render_text, summarise
 from pipeline.audit.rows import AuditClass, Conversion, Refusal
+from pipeline.audit.verdicts import audit_row
 from pipeline.records import EnvironmentProfile, Program, RunRequest, Verdict
 from pipeline.subsets import ProgramPlan
 from sources.surge_release import ReleasedRecord
