@@ -99,7 +99,8 @@ def run_audit(options: AuditOptions, execute: Executor) -> AuditSummary:
     if options.errata is not None:
         from pipeline.audit.errata import write_errata
 
-        written = write_errata(options.errata, records, rows, summary)
+        labels = {run_id: result.label for run_id, result in audit.results.items()}
+        written = write_errata(options.errata, options.dataset, records, rows, labels)
         summary = summary.model_copy(update={"errata": str(written)})
     return summary
 
