@@ -25,6 +25,7 @@ SVG_NS = "http://www.w3.org/2000/svg"  # a namespace name, never fetched
 CLASS_COLOURS = {
     "reproduced_exact": "#2e7d32",
     "reproduced_normalised": "#81c784",
+    "reproduced_after_reconstruction": "#a5d6a7",
     "toolchain_drift": "#1e88e5",
     "locale_drift": "#8e24aa",
     "non_deterministic": "#f9a825",
@@ -194,6 +195,10 @@ CLASS_WORDS = {
     "non_deterministic_code": (
         "reads clocks or randomness",
         "our repeats agree, but the program reads the clock, random numbers or similar",
+    ),
+    "reproduced_after_reconstruction": (
+        "reproduced after reconstruction",
+        "cannot build as released; the obvious repair (the reason says which) reproduces the label",
     ),
     "cannot_build": ("cannot build", "a file, make target or binary the run needs is not in the release"),
     "no_run_instruction": (

@@ -33,6 +33,11 @@ class Conversion(Frozen):
         return self.plan.candidates()[self.candidate].name
 
     @property
+    def repair(self) -> str:
+        """What this reading repaired of a release that cannot build ('' when it runs as released)."""
+        return self.plan.candidates()[self.candidate].repair
+
+    @property
     def setting(self) -> ExecutionSetting:
         return self.plan.setting
 
@@ -56,6 +61,7 @@ class AuditClass(StrEnum):
 
     EXACT = "reproduced_exact"
     NORMALISED = "reproduced_normalised"  # whitespace, quote style, line wrapping
+    RECONSTRUCTED = "reproduced_after_reconstruction"  # cannot build as released; the obvious repair does
     TOOLCHAIN_DRIFT = "toolchain_drift"  # only compiler/interpreter diagnostics differ
     LOCALE_DRIFT = "locale_drift"
     NON_DETERMINISTIC = "non_deterministic"  # our own repeated runs disagree

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from pipeline.audit.causes import code_nondeterminism, conflicting_labels
 from pipeline.audit.classify import Evidence, classify
-from pipeline.audit.rows import CLASS_RANK, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
+from pipeline.audit.rows import CLASS_RANK, REPRODUCED, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
 from pipeline.leakage import find_leaks
 from pipeline.records import EnvironmentProfile, QuarantinedRecord, RunResult, Verdict, answer_key
 from pipeline.scoring.metrics import score
@@ -50,6 +50,9 @@ def audit_row(
 ) -> AuditRow:
     record = conversion.record
     verdict = classify(result, record.gt, evidence_for(conversion, result, conflict))
+    if conversion.repair and verdict.audit_class in REPRODUCED:
+        note = f"cannot build as released; reproduced after the repair: {conversion.repair}"
+        verdict = verdict.model_copy(update={"audit_class": AuditClass.RECONSTRUCTED, "reason": note})
     metric, value = score(record, result.label)
     return AuditRow(
         record_id=record.record_id,

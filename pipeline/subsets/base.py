@@ -28,6 +28,9 @@ class Candidate(Frozen):
 
     name: str = Field(description="how this candidate was made, e.g. 'argv from the script's parser'")
     program: Program
+    repair: str = Field(
+        default="", description="a repair of a release that cannot build (rl), e.g. the binary built; '' none"
+    )
 
 
 class ProgramPlan(Frozen):

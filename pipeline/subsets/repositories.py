@@ -16,7 +16,7 @@ import re
 import shlex
 
 from pipeline.records import Language, Program, ProgramFile
-from pipeline.subsets.base import ProgramPlan, Unrunnable
+from pipeline.subsets.base import Candidate, ProgramPlan, Unrunnable
 from pipeline.subsets.programs import origin
 from sources.surge_release import ReleasedRecord
 
@@ -137,9 +137,84 @@ def packed_program(record: ReleasedRecord, run_instruction: str) -> ProgramPlan:
         run_instruction=run_instruction,
         origin=origin(record),
     )
-    return ProgramPlan(
-        language=language.value, program=program, missing=tuple(missing_pieces(files, run_instruction))
-    )
+    missing = tuple(missing_pieces(files, run_instruction))
+    repaired = reconstruct(files, run_instruction) if missing else None
+    alternatives: tuple[Candidate, ...] = ()
+    if repaired is not None:
+        files_now, instruction, repair = repaired
+        rebuilt = program.model_copy(
+            update={
+                "files": tuple(files_now + ([input_file] if input_file else [])),
+                "run_instruction": instruction,
+            }
+        )
+        alternatives = (Candidate(name=f"reconstructed: {repair}", program=rebuilt, repair=repair),)
+    return ProgramPlan(language=language.value, program=program, missing=missing, alternatives=alternatives)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reconstruction: the obvious repair of a repository that cannot build as released (issue 28)
+# ---------------------------------------------------------------------------------------------
+
+_COMPILERS = {".cpp": "g++", ".cc": "g++", ".cxx": "g++", ".c": "gcc"}
+
+
+def reconstruct(files: list[ProgramFile], run_instruction: str) -> tuple[list[ProgramFile], str, str] | None:
+    """(files, run instruction, what was repaired) or None when no obvious repair exists: a Makefile's
+    missing source becomes the one unused source of its kind that it stands for; a binary nothing builds
+    is built from the sources present, before the run instruction runs it."""
+    files, repairs = _make_sources(files)
+    instruction = run_instruction
+    for gap in missing_pieces(files, run_instruction):
+        binary = _UNBUILT.match(gap)
+        build = _build_line(files, binary["path"]) if binary else None
+        if build is None:
+            return None  # a missing file or target: nothing obvious stands for it
+        instruction = f"{build}\n{instruction}"
+        repairs.append(f"built ./{binary['path']} with `{build}`" if binary else "")
+    if not repairs or missing_pieces(files, instruction):
+        return None
+    return files, instruction, "; ".join(repairs)
+
+
+_UNBUILT = re.compile(r"binary '\./(?P<path>[^']+)' that nothing")
+
+
+def _build_line(files: list[ProgramFile], binary: str) -> str | None:
+    """`g++ a.cpp b.cpp -o main.exe`: every source of the one compiled language present."""
+    kinds = {_COMPILERS[s] for f in files if (s := "." + f.path.rsplit(".", 1)[-1]) in _COMPILERS}
+    if len(kinds) != 1:
+        return None
+    sources = sorted(f.path for f in files if "." + f.path.rsplit(".", 1)[-1] in _COMPILERS)
+    return f"{kinds.pop()} {' '.join(sources)} -o {binary}"
+
+
+def _make_sources(files: list[ProgramFile]) -> tuple[list[ProgramFile], list[str]]:
+    """The Makefile with each missing source renamed to the single present source of the same extension
+    that it does not name (`main-3.cpp` where only `main.cpp` is unused)."""
+    makefile = next((f for f in files if f.path in ("Makefile", "makefile", "GNUmakefile")), None)
+    if makefile is None:
+        return files, []
+    present = {f.path for f in files}
+    text, repairs = makefile.content, []
+    for gap in sorted({d for r in _MAKE_RULE.finditer(text) for d in r["deps"].split()}):
+        if not _SOURCE_WORD.match(gap) or gap in present or gap in _make_targets(makefile):
+            continue
+        suffix = "." + gap.rsplit(".", 1)[-1]
+        unused = [
+            p
+            for p in present
+            if p.endswith(suffix) and not re.search(rf"(?<![\w./-]){re.escape(p)}(?![\w.-])", text)
+        ]
+        if len(unused) == 1:
+            text = re.sub(rf"(?<![\w./-]){re.escape(gap)}(?![\w.-])", unused[0], text)
+            repairs.append(
+                f"the Makefile's missing '{gap}' read as '{unused[0]}', the one unused {suffix} source"
+            )
+    if not repairs:
+        return files, []
+    fixed = makefile.model_copy(update={"content": text})
+    return [fixed if f is makefile else f for f in files], repairs
 
 
 def generator_program(record: ReleasedRecord) -> ProgramPlan:

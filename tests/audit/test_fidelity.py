@@ -97,9 +97,24 @@ def test_makefile_naming_a_missing_source_cannot_build(rows: dict[str, AuditRow]
     assert "util.cpp" in row.reason and "Makefile" in row.reason
 
 
-def test_a_binary_nothing_builds_cannot_run(rows: dict[str, AuditRow]) -> None:
+def test_a_binary_nothing_builds_is_built_from_the_sources_present(rows: dict[str, AuditRow]) -> None:
     row = rows["rl.json[2]"]
-    assert row.audit_class is AuditClass.CANNOT_BUILD and "'./main.exe'" in row.reason
+    assert row.audit_class is AuditClass.RECONSTRUCTED, row.reason
+    assert "built ./main.exe with `g++ main.cpp -o main.exe`" in row.reason
+
+
+def test_a_makefiles_missing_source_is_read_as_the_one_source_present(rows: dict[str, AuditRow]) -> None:
+    row = rows["rl.json[3]"]
+    assert row.audit_class is AuditClass.RECONSTRUCTED, row.reason
+    assert "missing 'main-3.cpp' read as 'main.cpp'" in row.reason
+
+
+def test_a_repair_that_does_not_reproduce_stays_cannot_build_saying_what_was_tried(
+    rows: dict[str, AuditRow],
+) -> None:
+    row = rows["rl.json[4]"]
+    assert row.audit_class is AuditClass.CANNOT_BUILD and "'./run.exe'" in row.reason
+    assert "reconstructed: built ./run.exe with `g++ main.cpp -o run.exe`: mismatch" in row.reason
 
 
 def test_plotneuralnet_gets_an_inferred_run_instruction(rows: dict[str, AuditRow]) -> None:
