@@ -1,4 +1,6 @@
-"""What an audit returns: the typed summary (`--json` prints its dump) and the options it takes."""
+"""What the audit stage takes and returns: its options (the limits resolved into a policy) and its typed
+summary (`--json` prints its dump). The command's and the Python API's options are
+`pipeline.commands.options.AuditOptions`; the command turns them into these."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pydantic import Field
 
 from pipeline.audit.plan import LimitPolicy
 from pipeline.records import Frozen
+from sandboxes.backends.registry import DEFAULT_BACKEND
 
 
 class AuditOptions(Frozen):
@@ -21,7 +24,7 @@ class AuditOptions(Frozen):
     report: Path | None = Field(default=None, description="HTML report (None: STORE/audit-report.html)")
     repeats: int = Field(default=2, ge=1, le=100, description="runs of a disagreeing label")
     limit: int | None = Field(default=None, ge=1, description="at most N records per subset")
-    backend: str = Field(default="bwrap", description="bwrap (host toolchains) or docker")
+    backend: str = Field(default=DEFAULT_BACKEND, description="the backend of host-toolchain profiles")
     limits: LimitPolicy = LimitPolicy()
     exhaustive: bool = Field(default=False, description="every label under every profile, all repeated")
     errata: Path | None = Field(default=None, description="write errata.jsonl, a corrected dataset, notes")

@@ -109,6 +109,8 @@ class AuditOptions(LimitOptions):
     limit: int | None = Field(None, ge=1, le=MAX_COUNT, description="records per subset at most")
     time_margin: float = Field(2.0, ge=1, le=MAX_TIME_MARGIN, description="recorded time x this")
     time_cap_s: float = Field(300.0, gt=0, le=MAX_LIMIT_S, description="raised limits stop here")
+    exhaustive: bool = Field(False, description="every label under every profile (default: adaptive)")
+    errata: Path | None = Field(None, description="write errata.jsonl, a corrected dataset and notes here")
 
 
 class ExportOptions(Options):
@@ -197,10 +199,16 @@ class BuildSummary(Summary):
 
 
 class AuditSummary(Summary):
+    """`pipeline.audit.summary.AuditSummary`'s data (the stage's model), as the command returns it."""
+
     report: str
+    plan: str
     runs_planned: int
     runs_reused: int
     runs_executed: int
+    executions_planned: int
+    executions_saved: int
+    errata: str | None = None
 
 
 class ExportSummary(Summary):
