@@ -12,12 +12,14 @@ modelled, not corrected:
   the audit used the number first and turned a cl record without ``difficulty`` into ml (issue 11).
 Which subsets exist, their numbers and the one language of some (dr is C++) are the subset specs' to say
 (pipeline/subsets); the reader asks them each time it reads (``catalog``), so a subset registered later
-(ours, a test's, a plug-in's) is read like SURGE's eight.
+(ours, a test's, a plug-in's) is read like SURGE's eight. A subset whose data is in a format of its own
+(a plug-in's benchmark, e.g. CRUXEval's JSONL) names its reader in its spec (``read_records``): a file
+named after it, or asked for with ``--subset``, is read by that reader into the same ReleasedRecords.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +38,19 @@ REQUIRED = ("question", "gt")
 CATEGORY_WITH_DIFFICULTY = (1, 2)
 
 
+# (file, its location as reports name it) -> the file's records and quarantined entries: how a subset whose
+# data is not SURGE's JSON list (a plug-in's benchmark: CRUXEval's JSONL) reads its own files.
+RecordReader = Callable[[Path, str], Iterator[Any]]
+
+
 class ReleaseSubset(Frozen):
     """What the reader needs of one subset, as its spec (pipeline/subsets/<name>.py) says."""
 
     category: int = Field(description="the paper's category number")
     language: Language | None = Field(default=None, description="the language of every record, if one")
+    reader: RecordReader | None = Field(
+        default=None, description="reads the subset's own file format; None: SURGE's dataset/<subset>.json"
+    )
 
 
 Catalog = Mapping[str, ReleaseSubset]
@@ -199,6 +209,18 @@ def release_files(path: Path) -> tuple[list[Path], Path]:
     )
 
 
+def reader_for(file: Path, subsets: set[str] | None, known: Catalog) -> RecordReader:
+    """SURGE's reader, unless the file is in a subset's own format: named after a subset whose spec reads
+    its files itself (``cruxeval.jsonl``), or not a ``.json`` and asked for with one such subset."""
+    own = known.get(file.stem)
+    if own is not None:
+        return own.reader or iter_release_file
+    asked = [reader for name in subsets or () if name in known and (reader := known[name].reader)]
+    if len(set(asked)) == 1 and file.suffix != ".json":
+        return asked[0]
+    return iter_release_file
+
+
 def load_release(
     path: Path | str, subsets: set[str] | None = None
 ) -> tuple[list[ReleasedRecord], list[QuarantinedRecord]]:
@@ -211,7 +233,8 @@ def load_release(
     bad: list[QuarantinedRecord] = []
     known = catalog()
     for file in files:
-        for loaded in iter_release_file(file, file.relative_to(root).as_posix()):
+        read_file = reader_for(file, subsets, known)
+        for loaded in read_file(file, file.relative_to(root).as_posix()):
             if isinstance(loaded, ReleasedRecord):
                 if subsets is None or loaded.subset in subsets:
                     records.append(loaded)

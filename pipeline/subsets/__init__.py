@@ -86,9 +86,11 @@ SUBSET_NAMES = SubsetNames()
 
 
 def release_catalog() -> dict[str, ReleaseSubset]:
-    """What the release's reader needs of each subset: its category number and its one language."""
+    """What the release's reader needs of each subset: its category number, its one language and the
+    reader of its own file format (if it has one)."""
     return {
-        name: ReleaseSubset(category=spec.category, language=spec.language) for name, spec in REGISTRY.items()
+        name: ReleaseSubset(category=spec.category, language=spec.language, reader=spec.read_records)
+        for name, spec in REGISTRY.items()
     }
 
 

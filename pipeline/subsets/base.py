@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from pipeline.records import ExecutionSetting, Frozen, LabelProtocol, Language, Limits, Program
-from sources.surge_release import ReleasedRecord
+from sources.surge_release import RecordReader, ReleasedRecord
 
 
 class Candidate(Frozen):
@@ -149,6 +149,10 @@ class SubsetSpec:
     labels_failures: bool = False
     # Where the repository keeps the subset's template library (provenance of a built row).
     template_folder: str = ""
+    # How a file of the subset's own format is read, for a benchmark whose data is not SURGE's JSON list
+    # (examples/surge-cruxeval: a JSONL): (file, its location in reports) -> ReleasedRecords, and
+    # QuarantinedRecords with file:line and reason. None: SURGE's dataset/<name>.json reader.
+    read_records: RecordReader | None = None
 
     @property
     def released_category(self) -> int:
