@@ -60,14 +60,14 @@ def python_problem(code: str, arguments: str) -> str:
     """Why the code and input cannot make ``f(<input>)`` ('' when they can)."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError) as error:  # ValueError: a NUL in the source
-        return f"code is not Python: {error}"
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:  # ValueError: a NUL in it
+        return f"code is not Python: {error or type(error).__name__}"
     if not any(isinstance(node, ast.FunctionDef) and node.name == "f" for node in tree.body):
         return "code defines no function f"
     try:
         ast.parse(f"f({arguments})", mode="eval")
-    except (SyntaxError, ValueError) as error:
-        return f"input is not the arguments of a call: {error}"
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return f"input is not the arguments of a call: {error or type(error).__name__}"
     return ""
 
 
