@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples.conftest import ALTERED_LINE, BUNDLED, PACKAGE, altered, bundled_lines, write_lines
+from tests.examples.cruxeval_files import ALTERED_LINE, BUNDLED, PACKAGE, altered, bundled_lines, write_lines
 from tests.surge_process import COMMAND_TIMEOUT_S, REPO_ROOT, SURGE
 
 DISTRIBUTION = "surge-cruxeval 0.1.0"

@@ -16,7 +16,7 @@ from pipeline.scoring.predict import messages_of
 from pipeline.scoring.surge_eval import score_prediction
 from pipeline.subsets import SubsetSpec
 from sources.surge_release import load_release
-from tests.examples.conftest import ALTERED_LINE, BUNDLED, altered, bundled_lines, write_lines
+from tests.examples.cruxeval_files import ALTERED_LINE, BUNDLED, altered, bundled_lines, write_lines
 
 pytestmark = pytest.mark.usefixtures("cruxeval")
 
