@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -29,7 +30,11 @@ def install(site: Path, wheels: Path) -> None:
     installs a wheel written here from the package's pyproject.toml and files (what a build backend
     writes), so the test needs neither a build backend nor an index."""
     backend = all(importlib.util.find_spec(name) for name in ("setuptools", "wheel"))
-    target = ["--no-build-isolation", str(PACKAGE)] if backend else [str(written_wheel(wheels))]
+    if backend:  # setuptools builds in the source folder (build/, *.egg-info): a copy keeps ours clean
+        copy = shutil.copytree(PACKAGE, wheels / "source", ignore=shutil.ignore_patterns("__pycache__"))
+        target = ["--no-build-isolation", str(copy)]
+    else:
+        target = [str(written_wheel(wheels))]
     done = subprocess.run([*PIP, str(site), *target], capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         pytest.skip(f"pip cannot install {PACKAGE.name} offline: {done.stderr.strip().splitlines()[-1:]}")

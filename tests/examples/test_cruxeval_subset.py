@@ -129,7 +129,7 @@ def test_the_audit_reproduces_the_bundled_labels_and_catches_an_altered_one(
     assert main(["audit", str(changed), *audit]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["classes"] == {"reproduced_exact": 19, "mismatch": 1}
-    assert summary["runs_reused"] == 20  # the programs are the same: only the label changed
+    assert summary["runs_executed"] == 0  # the programs are the same: only the label changed
     assert summary["refusals"] == [
         {"location": f"cruxeval.jsonl:{ALTERED_LINE + 1}", "reason": summary["refusals"][0]["reason"]}
     ]
