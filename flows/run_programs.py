@@ -99,13 +99,14 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, job: JobLabel) -> dict
     store = Store(Path(store_root))
     batch_sizes = store.plan_batches(plan_id)
     on_cluster = claim_taken_by_cluster(list(batch_sizes))
-    progress = Progress(job.command, len(batch_sizes), sum(batch_sizes.values()))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
     # The task run's name: its place in the plan, the subsets.
     title = {b: f"batch {i}/{len(batch_sizes)} {job.batch_what()}" for i, b in enumerate(batch_sizes, 1)}
 
-    with rows_heard(progress.rows_stored):  # this process's batches, as their rows are stored
+    progress = Progress(job.command, len(batch_sizes), sum(batch_sizes.values()))
+    # rows_heard: this process's batches, as their rows are stored
+    with progress, rows_heard(progress.rows_stored):
         batch_of = {
             execute_batch.submit(store_root, plan_id, b, unsafe, title=title[b]): b
             for b in batch_sizes

@@ -7,7 +7,8 @@ Each command lives in ``pipeline/commands/<name>.py`` and exposes:
     add_arguments(parser) -> None
     execute(args) -> Summary       a dict of counts, figures and paths written
 
-The CLI prints the summary as text, or as JSON with ``--json``, and is the only place that turns
+The CLI prints the summary as text (the command's ``_text``; on a terminal its ``_screen`` drawn with rich,
+pipeline/commands/display.py), or as JSON with ``--json``, and is the only place that turns
 library exceptions into messages (with the hint that says how to fix the problem).
 
 Exit codes, one rule for every command (issue 10). A program's own failure (compile error, crash, limit)
@@ -120,9 +121,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def print_summary(summary: Summary, as_json: bool) -> None:
     text = summary.pop("_text", None)
+    screen = summary.pop("_screen", None)
     if as_json:
         print(json.dumps(summary, indent=2, sort_keys=True, default=str))
         return
+    if screen:
+        from pipeline.commands.display import draw, on_terminal
+
+        if on_terminal(sys.stdout):  # rich's tables for a person; the plain lines for pipes and logs
+            draw(screen, sys.stdout, int(summary.get("exit_code", 0)))
+            return
     if text:
         print(text)
         return

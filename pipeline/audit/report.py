@@ -139,25 +139,62 @@ def headline(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [*(("TOTAL " + s, f) for s, f in summary["by_subset"].items()), ("TOTAL", summary)]
 
 
-def render_text(summary: dict[str, Any]) -> str:
-    """Each label once (its best class over profiles), per subset and language, then the causes."""
-    header = f"{'subset/language':<18}{'labels':>7}{'reproduced':>11}{'explained':>10}{'unexplained':>12}"
-    header += f"{'refused':>8}{'not run':>8}{'score':>7}  best profile"
-    lines = [header]
+HEADLINE_COLUMNS = (
+    "subset/language", "labels", "reproduced", "explained", "unexplained", "refused", "not run", "score",
+    "best profile",
+)  # fmt: skip
+
+
+def headline_rows(summary: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Each label once (its best class over profiles), per language, then per subset and in total: the
+    rows of the terminal's table, plain or drawn."""
+    rows = []
     for name, figures in [*summary["by_language"].items(), *headline(summary)]:
         score = "-" if figures.get("mean_score") is None else f"{figures['mean_score']:.3f}"
-        explained = sum(figures["explained"].values())
         best = figures.get("best_profile")
         best_name = best.get("profile") if isinstance(best, dict) else best
         tied = (
             best.get("tied", [])[1:] if isinstance(best, dict) else figures.get("best_profile_tied_with", [])
         )
         best_name = f"{best_name} (tied: {', '.join(tied)})" if tied else best_name
-        lines.append(
-            f"{name:<18}{figures['labels']:>7}{figures['reproduced']:>11}{explained:>10}"
-            f"{figures['unexplained']:>12}{figures['refused']:>8}{figures['not_run']:>8}{score:>7}"
-            f"  {best_name or '-'}"
+        rows.append(
+            (
+                name,
+                figures["labels"],
+                figures["reproduced"],
+                sum(figures["explained"].values()),
+                figures["unexplained"],
+                figures["refused"],
+                figures["not_run"],
+                score,
+                best_name or "-",
+            )  # fmt: skip
         )
+    return rows
+
+
+def render_text(summary: dict[str, Any]) -> str:
+    """Each label once (its best class over profiles), per subset and language, then the causes."""
+    return "\n".join([*render_table(summary), *render_notes(summary)])
+
+
+def render_table(summary: dict[str, Any]) -> list[str]:
+    header = f"{'subset/language':<18}{'labels':>7}{'reproduced':>11}{'explained':>10}{'unexplained':>12}"
+    header += f"{'refused':>8}{'not run':>8}{'score':>7}  best profile"
+    lines = [header]
+    for name, labels, reproduced, explained, unexplained, refused, not_run, score, best in headline_rows(
+        summary
+    ):
+        lines.append(
+            f"{name:<18}{labels:>7}{reproduced:>11}{explained:>10}"
+            f"{unexplained:>12}{refused:>8}{not_run:>8}{score:>7}  {best}"
+        )
+    return lines
+
+
+def render_notes(summary: dict[str, Any]) -> list[str]:
+    """What the table's figures leave out: the causes, refusals, leaks, skipped profiles, the ranking."""
+    lines = []
     if summary["explained"]:
         lines.append("explained by: " + ", ".join(f"{k} {v}" for k, v in summary["explained"].items()))
     if summary["refusals"]:
@@ -175,7 +212,7 @@ def render_text(summary: dict[str, Any]) -> str:
             "profiles: " + ", ".join(f"{r['profile']} {r['reproduced']}/{r['labels']}" for r in ranking)
         )
         lines.append(f"best profile: {summary['best_profile']['profile']}")
-    return "\n".join(lines)
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------

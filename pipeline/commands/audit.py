@@ -19,6 +19,7 @@ from pipeline.commands.common import (
     repeats_count,
     time_margin,
 )
+from pipeline.commands.display import Table
 from pipeline.subsets import SUBSET_NAMES
 
 HELP = (
@@ -95,7 +96,7 @@ def options_of(args: argparse.Namespace) -> Any:
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.audit.report import render_text
+    from pipeline.audit.report import HEADLINE_COLUMNS, headline_rows, render_notes, render_text
     from pipeline.audit.stage import run_audit
 
     options = options_of(args)
@@ -103,6 +104,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "json", False):
         return summary  # for CI: counts and scores only, no rendered table
     summary["_text"] = render_text(summary) + "\n" + runs_line(summary)
+    notes = [*render_notes(summary), *runs_line(summary).splitlines()]
+    summary["_screen"] = [Table(HEADLINE_COLUMNS, headline_rows(summary), figures=range(1, 8), notes=notes)]
     return summary
 
 

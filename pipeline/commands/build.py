@@ -24,6 +24,7 @@ from pipeline.commands.common import (
     repeats_count,
     seed_number,
 )
+from pipeline.commands.display import Table
 from pipeline.errors import ConfigurationError
 from pipeline.subsets import REGISTRY, RELEASED
 from pipeline.subsets.base import ConstructionMethod
@@ -143,6 +144,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "failures": unbuilt + [failure for group in found for failure in group],
         "exit_code": exit_code,
         "_text": "\n".join(lines),
+        "_screen": _screen(built, lines[:1] if recorded else [], unbuilt),
     }
 
 
@@ -205,20 +207,49 @@ def _default_batch(spec: Any, n: int) -> int:
 
 
 def _line(name: str, result: dict[str, Any]) -> str:
-    reasons = ", ".join(f"{reason} {count}" for reason, count in result.get("drop_reasons", {}).items())
     text = f"{name}: {result['rows']} rows from {result['kept_items']} of {result['items']} items"
+    return text + "".join(joint + note for joint, note in _notes(name, result))
+
+
+def _notes(name: str, result: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a subset's line says beyond its figures, each with what joins it to the line before."""
+    reasons = ", ".join(f"{reason} {count}" for reason, count in result.get("drop_reasons", {}).items())
+    notes = []
     if result["planned_items"] > result["n"]:  # say why more items ran than rows were asked for
-        text += f" (planned {result['planned_items']} for {result['n']} rows, in whole batches of "
-        text += f"{result['batch_size']} items: --batch-size)"
+        notes.append(
+            (
+                " ",
+                f"(planned {result['planned_items']} for {result['n']} rows, in whole batches of "
+                f"{result['batch_size']} items: --batch-size)",
+            )
+        )
     if reasons:
-        text += f"; dropped: {reasons}"
+        notes.append(("; ", f"dropped: {reasons}"))
     if result.get("awaiting_review"):
-        text += f"; {result['awaiting_review']} awaiting review (surge review list --db <store>/review.db)"
+        notes.append(
+            ("; ", f"{result['awaiting_review']} awaiting review (surge review list --db <store>/review.db)")
+        )
     if _skipped(result) and result["rows"] >= result["n"]:  # short of --n, it is a failure, printed as one
-        text += f"; {_recorded_reason(result)}"  # how to set an endpoint: the notice above, once
+        notes.append(("; ", _recorded_reason(result)))  # how to set an endpoint: the notice above, once
     if result["rows"] < result["n"]:
-        text += f"\n{name}: built {result['rows']} of {result['n']} rows: {_shortfall(result)}"
-    return text
+        notes.append(("\n", f"{name}: built {result['rows']} of {result['n']} rows: {_shortfall(result)}"))
+    return notes
+
+
+def _screen(built: dict[str, Any], notice: list[str], unbuilt: list[dict[str, str]]) -> list[str | Table]:
+    """The subsets' lines as one table for a terminal, what they say beyond figures under it."""
+    columns = ("subset", "rows", "of --n", "items kept", "items tried", "dropped")
+    rows = [
+        (name, r["rows"], r["n"], r["kept_items"], r["items"], r["dropped_items"])
+        for name, r in built.items()
+    ]
+    notes = [
+        note if note.startswith(f"{name}:") else f"{name}: {note}"
+        for name, result in built.items()
+        for _, note in _notes(name, result)
+    ]
+    table = Table(columns, rows, "subsets built", notes=notes + [f["reason"] for f in unbuilt])
+    return [*notice, table] if built else [*notice, *table.notes]
 
 
 def _skipped(result: dict[str, Any]) -> int:

@@ -18,6 +18,7 @@ from pipeline.commands.common import (
     old_rule_note,
     repeats_count,
 )
+from pipeline.commands.display import Table, key_values
 from pipeline.errors import ConfigurationError, InputError
 from pipeline.programs import load_program_file, parse_setting, plan_requests, with_default_setting
 from pipeline.store import Store
@@ -106,6 +107,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "exit_code": BAD_INPUT_EXIT_CODE if (args.strict and bad_lines) else 0,
     }
     summary["_text"] = render(summary)
+    summary["_screen"] = screen(summary)
     return summary
 
 
@@ -123,6 +125,20 @@ def render_setting(reach: dict[str, Any]) -> str:
 
 def _programs(count: int) -> str:
     return f"{count} program" if count == 1 else f"{count} programs"
+
+
+def screen(summary: dict[str, Any]) -> list[str | Table]:
+    """``render``'s lines for a terminal: the figures and the verdicts as tables, the notes as lines."""
+    figures = key_values(
+        [
+            ("programs read", summary["programs"]),
+            ("runs planned", f"{summary['planned_runs']} ({summary['already_stored']} already in the store)"),
+            ("rows written", f"{summary['written']} -> {summary['store']}"),
+        ]
+    )
+    verdicts = Table(("verdict", "runs"), sorted(summary["verdicts"].items()))
+    notes = render(summary).splitlines()[3 + len(summary["verdicts"]) :]
+    return [figures, *([verdicts] if summary["verdicts"] else []), *notes]
 
 
 def render(summary: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 import pyarrow.compute as pc
 
 from pipeline.commands.common import add_store_argument
+from pipeline.commands.display import Table, key_values
 from pipeline.errors import ConfigurationError
 from pipeline.records import PhaseResult, RunResult
 from pipeline.store import Store
@@ -30,6 +31,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     result = find_run(store, args.run_id, args.last)
     summary: dict[str, Any] = result.model_dump(mode="json")
     summary["_text"] = render(result)
+    summary["_screen"] = screen(result)
     return summary
 
 
@@ -80,6 +82,55 @@ def render(result: RunResult) -> str:
     lines.append(f"repeats {result.repeats}  distinct outputs {result.distinct_outputs}  varied: {varied}")
     lines += render_provenance(result)
     return "\n".join(lines)
+
+
+def screen(result: RunResult) -> list[str | Table]:
+    """``render`` for a terminal: the phases' facts side by side in one table, the provenance as a table
+    of names and values; what the program printed and its label as written."""
+    phases = [(name, phase) for name, phase in (("compile", result.compile), ("run", result.run)) if phase]
+    facts = Table(
+        ("phase", "verdict", "exit", "signal", "cpu s", "wall s", "max rss KiB"),
+        [
+            (
+                name,
+                p.verdict,
+                p.exit_code,
+                p.signal,
+                f"{p.cpu_user_s + p.cpu_sys_s:.3f}",
+                f"{p.wall_s:.3f}",
+                p.max_rss_kib,
+            )
+            for name, p in phases
+        ],  # fmt: skip
+        figures=range(2, 7),
+    )
+    text = render(result).splitlines()
+    printed = [line for name, phase in phases for line in render_phase(name, phase)[3:]]  # the outputs
+    label_at = next(i for i, line in enumerate(text) if line.startswith(f"label ({result.protocol})"))
+    provenance_at = next(i for i, line in enumerate(text) if line.startswith("provenance: "))
+    return [*text[:2], facts, *[f"{name} command: {' '.join(p.command)}" for name, p in phases], *printed,
+            *text[label_at:provenance_at], key_values(provenance_pairs(result), "provenance")]  # fmt: skip
+
+
+def provenance_pairs(result: RunResult) -> list[tuple[str, str]]:
+    provenance = result.provenance
+    run_limits = provenance.limits.run
+    return [
+        ("backend", provenance.backend),
+        ("host", provenance.host),
+        ("started", provenance.started_at.isoformat()),
+        ("pipeline", provenance.pipeline_version),
+        (
+            "toolchains",
+            ", ".join(f"{k} {v}" for k, v in sorted(provenance.toolchain_versions.items())) or "none",
+        ),
+        ("image digest", provenance.image_digest or "none (no image)"),
+        (
+            "run limits",
+            f"cpu {run_limits.cpu_s:g} s, wall {run_limits.wall_s:g} s, memory {run_limits.memory_mib} MiB, "
+            f"output {run_limits.output_bytes} bytes per stream",
+        ),
+    ]
 
 
 def render_phase(name: str, phase: PhaseResult) -> list[str]:

@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 from pipeline.audit.rows import AuditRow
 from pipeline.build.records import outcome_table
 from pipeline.commands.common import add_store_argument, bounded_int, old_rule_note
+from pipeline.commands.display import Table
 from pipeline.dataset import dataset_table
 from pipeline.parts import open_part
 from pipeline.store import Store, old_run_id_rule_rows, part_files
@@ -59,6 +60,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "audit_classes": audit_classes(store),
     }
     summary["_text"] = render(summary, args.name_at_most)
+    summary["_screen"] = screen(summary, args.name_at_most)
     return summary
 
 
@@ -227,3 +229,64 @@ def parts_varied(summary: dict[str, Any]) -> str:
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def screen(summary: dict[str, Any], name_at_most: int) -> list[str | Table]:
+    """The same sections as ``render``, as tables for a terminal."""
+    text = render(summary, name_at_most).splitlines()
+    blocks: list[str | Table] = [text[0]]
+    verdicts = sorted({v for counts in summary["by_language"].values() for v in counts})
+    if verdicts:
+        rows = [(lang, *(c.get(v, 0) for v in verdicts)) for lang, c in summary["by_language"].items()]
+        blocks.append(Table(("language", *verdicts), rows, title="runs by language and verdict"))
+    old = old_run_id_rule_rows(summary["rows_by_schema_version"])
+    if old:
+        blocks.append(old_rule_note(old))
+    if summary["cpu_s_percentiles"]:
+        figures = summary["cpu_s_percentiles"]
+        blocks.append(
+            Table(
+                tuple(figures),
+                [[f"{v:.3f} s" for v in figures.values()]],
+                "run CPU time",
+                range(len(figures)),
+            )
+        )
+    if runs := summary["nondeterministic_runs"]:
+        rows = [
+            (r["run_id"][:RUN_ID_SHOWN_CHARS], r["language"], r["distinct_outputs"], ", ".join(r["varied"]))
+            for r in runs[:name_at_most]
+        ]
+        more = (
+            [f"and {len(runs) - name_at_most} more (--json names them all)"]
+            if len(runs) > name_at_most
+            else []
+        )
+        columns = ("run (surge show ID)", "language", "distinct outcomes", "varied")
+        blocks.append(Table(columns, rows, "non-deterministic runs", (2,), more))
+    blocks += [
+        counts_table(title, summary[key])
+        for title, key in (
+            ("dataset rows by subset and source", "dataset_rows"),
+            ("build outcomes by subset", "build_outcomes"),
+            ("audit classes by subset", "audit_classes"),
+            ("quarantined records by stage", "quarantined_by_stage"),
+        )
+        if summary[key]
+    ]
+    rows_by_table = summary["rows_by_table"]
+    blocks.append(
+        Table(("table", "rows"), list(rows_by_table.items()), "rows per table") if rows_by_table else text[-1]
+    )
+    return blocks
+
+
+def counts_table(title: str, counts: dict[str, Any]) -> Table:
+    """Nested counts as a table: a row per first key, its total, and what it is made of."""
+    rows = [
+        (key, sum(inner.values()), ", ".join(f"{k} {v}" for k, v in inner.items()))
+        if isinstance(inner, dict)
+        else (key, inner, "")
+        for key, inner in counts.items()
+    ]
+    return Table(("", "rows", "of which"), rows, title, figures=(1,))

@@ -153,3 +153,59 @@ def test_stats_has_a_section_for_every_table(store: Path, capsys: pytest.Capture
     assert re.search(r"audit classes by subset:\n  cl +3  \(locale_drift 1, reproduced_exact 2\)\n", out)
     assert re.search(r"quarantined records by stage:\n  pull +1\n", out)
     assert re.search(r"rows per table: audit 3 .*dataset 1 .*quarantine 1 .*runs \d+", out)
+
+
+def on_terminal(*argv: str) -> str:
+    """What `surge ARGV` writes to stdout when stdout is a real pseudo-terminal (120 columns)."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
+    command = [sys.executable, "-m", "pipeline.cli", *argv]
+    with subprocess.Popen(command, stdout=follower, stderr=subprocess.PIPE) as process:
+        os.close(follower)
+        seen = bytearray()
+        while chunk := read_or_end(leader):
+            seen.extend(chunk)
+        assert process.wait() == 0, process.stderr.read() if process.stderr else ""
+    os.close(leader)
+    return seen.decode(errors="replace")
+
+
+def read_or_end(fd: int) -> bytes:
+    import os
+
+    try:
+        return os.read(fd, 65536)
+    except OSError:  # the command closed the terminal
+        return b""
+
+
+@pytest.mark.parametrize("command", ["stats", "show --last"])
+def test_a_terminal_gets_rich_tables_a_pipe_plain_lines_and_json_no_codes(
+    store: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    argv = [*command.split(), "--store", str(store)]
+    drawn = on_terminal(*argv)
+    assert "\x1b[" in drawn and "─" in drawn, drawn  # styled, with the tables' rules
+    _, piped, _ = surge(capsys, *argv)
+    assert "\x1b" not in piped and "─" not in piped
+    as_json = on_terminal(*argv, "--json")
+    assert "\x1b" not in as_json and "_screen" not in as_json
+    json.loads(as_json)
+
+
+def test_a_programs_output_is_never_read_as_markup() -> None:
+    import io
+
+    from pipeline.commands.display import Table, draw
+
+    screen = io.StringIO()
+    draw(["[red]printed[/red]", Table(("run", "stdout"), [("a", "[bold]x[/bold]")])], screen)
+    assert "[red]printed[/red]" in screen.getvalue() and "[bold]x[/bold]" in screen.getvalue()
