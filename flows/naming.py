@@ -60,7 +60,8 @@ class JobLabel(BaseModel):
 
     def flow_run_name(self) -> str:
         """``audit dr,tc × 5 profiles``; ``run 12 programs × default``."""
-        what = named(self.subsets, "subsets") if self.subsets else f"{self.programs} programs"
+        count = f"{self.programs} program" + ("" if self.programs == 1 else "s")
+        what = named(self.subsets, "subsets") if self.subsets else count
         return f"{self.command} {what} × {named(self.profiles, 'profiles')}"
 
     def batch_what(self) -> str:

@@ -33,6 +33,10 @@ STATE_SUBDIR = Path("surge") / "prefect"
 FREEZE_VARIABLE = "SURGE_FREEZE_IMPORTS"  # "0": a library call leaves the caller's collector alone
 # Prefect logs each failed task and flow with its traceback; the states in its database keep them.
 ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
+# Prefect's background senders note on stderr that they are still sending ("EventsWorker - Still processing
+# items: 300 items remaining...", named by the class, outside prefect's logger tree): at a command's end
+# they drain and send all the same, so a person reads only noise. Their errors still show.
+SENDER_LOGGERS = ("EventsWorker", "APILogWorker")
 HEARTBEAT_VARIABLES = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"}
 
 
@@ -261,7 +265,10 @@ def prefect_api() -> Iterator[None]:
     mark silent flows crashed, which a per-command API never runs, and their thread, sleeping in one-second
     steps, held every flow's end for up to a second (0.4 s on average, measured)."""
     prestart_api()
+    import httpx
     from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    from pipeline.errors import EngineUnavailable
 
     updates: dict[Any, Any] = {}
     if not HEARTBEAT_VARIABLES & os.environ.keys():
@@ -272,11 +279,22 @@ def prefect_api() -> Iterator[None]:
         updates[PREFECT_API_URL] = api.url
     else:
         check_api(os.environ["PREFECT_API_URL"])
+    for name in SENDER_LOGGERS:  # for the rest of the process: their last drain is at its exit
+        logging.getLogger(name).setLevel(logging.ERROR)
     with temporary_settings(updates):
         try:
             yield
+        except httpx.TransportError as error:  # the server went away during the work: ours, one line
+            raise EngineUnavailable(
+                f"Prefect's API at {PREFECT_API_URL.value()} stopped answering: {error}",
+                hint="run the command again (finished rows are kept); if you run the server, check it is up",
+            ) from None
         finally:
             send_queued_logs()
+            send_queued_events()
+
+
+SEND_AT_END_TIMEOUT_S = 5.0
 
 
 def send_queued_logs() -> None:
@@ -284,7 +302,18 @@ def send_queued_logs() -> None:
     background and drains at exit, after the command's own server is gone ("Error logging to API")."""
     from prefect.logging.handlers import APILogWorker
 
-    APILogWorker.drain_all(timeout=5)
+    APILogWorker.drain_all(timeout=SEND_AT_END_TIMEOUT_S)
+
+
+def send_queued_events() -> None:
+    """Send the flows' queued events (the task runs' states, which the server records from them) while
+    the API still answers. Prefect's events worker sends in the background and was drained only at the
+    interpreter's exit: a short command ended with events still queued, and the drain's notes reached the
+    terminal ("EventsWorker - Still processing items: 1 items remaining...", or connection errors once the
+    command's own server had stopped)."""
+    from prefect.events.worker import EventsWorker
+
+    EventsWorker.drain_all(timeout=SEND_AT_END_TIMEOUT_S)
 
 
 def check_api(url: str, timeout_s: float = 10.0) -> None:

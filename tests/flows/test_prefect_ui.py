@@ -202,3 +202,121 @@ def test_runs_builds_and_pulls_read_well_on_the_users_own_prefect_server(
     assert not (
         home / ".local" / "state" / "surge" / "prefect" / "prefect.db"
     ).exists()  # no server of its own
+
+
+# What Prefect's own background senders wrote to stderr at a command's end (the events worker draining at
+# the interpreter's exit, the log worker failing once the command's server had stopped).
+PREFECT_NOISE = (
+    "EventsWorker",
+    "APILogWorker",
+    "Still processing items",
+    "Error logging to API",
+    "Traceback",
+)
+STDERR_AT_MOST_BYTES = 1024  # a command's own lines: one progress line, a few one-line errors
+
+
+def assert_quiet(stderr: bytes, what: str) -> None:
+    text = stderr.decode(errors="replace")
+    assert not [noise for noise in PREFECT_NOISE if noise in text], f"{what}: {text[-3000:]}"
+    assert len(stderr) <= STDERR_AT_MOST_BYTES, f"{what}: {len(stderr)} bytes: {text[-3000:]}"
+
+
+EMIT_THEN_EXIT = """
+from flows.runtime import load_prefect, prefect_api
+load_prefect()
+from prefect.events import emit_event
+from pipeline.cli import exit_now
+with prefect_api():  # as a command's flows do: events still queued when the work ends
+    for number in range(300):
+        emit_event(event="surge.test.queued", resource={"prefect.resource.id": f"surge.test.{number}"})
+exit_now(0)
+"""
+
+
+@pytest.mark.slow
+def test_events_still_queued_when_a_command_ends_are_sent_without_a_word_on_stderr(
+    prefect_server: str, tmp_path: Path
+) -> None:
+    """Made certain rather than left to timing: 300 events queued as the work ends (a short command's
+    last task runs' events, on a slow machine) printed "EventsWorker - Still processing items"."""
+    env = {**user_env(tmp_path), "PREFECT_API_URL": prefect_server, "PYTHONPATH": str(REPOSITORY)}
+    done = subprocess.run(
+        [sys.executable, "-c", EMIT_THEN_EXIT], env=env, cwd=tmp_path, capture_output=True, timeout=300
+    )
+    assert done.returncode == 0
+    assert_quiet(done.stderr, "300 queued events")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", ["users", "own"])
+def test_short_and_failing_commands_leave_only_their_own_lines_on_stderr(
+    prefect_server: str, tmp_path: Path, require_bwrap: None, server: str
+) -> None:
+    """Short commands end while events are still being sent: against the user's server and against the
+    command's own, one run of one program, a build of one item, a command refused early, a failed pull."""
+    extra = {"PREFECT_API_URL": prefect_server} if server == "users" else {}
+    env = {**user_env(tmp_path), **extra}
+    (tmp_path / "p.jsonl").write_text(json.dumps({"language": "python", "source": "print(1)"}) + "\n")
+    commands = {
+        "run of one program": (["run", "p.jsonl"], 0, {}),
+        "build of one item": (["build", "sc", "--n", "1"], 0, {}),
+        "refused early": (["run", "missing.jsonl"], 2, {}),
+        "failed pull": (["pull", "mceval", "--cache", "cache"], 1, OFFLINE_GIT),
+    }
+    for what, (argv, code, more_env) in commands.items():
+        done = subprocess.run(
+            [sys.executable, "-m", "pipeline.cli", *argv, "--store", "st"],
+            env={**env, **more_env}, cwd=tmp_path, capture_output=True, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == code, (what, done.stderr.decode(errors="replace"))
+        assert_quiet(done.stderr, what)
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_run_is_one_line(prefect_server: str, tmp_path: Path, require_bwrap: None) -> None:
+    """Interrupted while its flow runs (its batches sleeping): exit 130, one line, none of Prefect's."""
+    sleepers = [
+        {"language": "python", "source": f"import time\ntime.sleep(25)\nprint({i})\n"} for i in range(3)
+    ]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(s) + "\n" for s in sleepers))
+    env = {**user_env(tmp_path), "PREFECT_API_URL": prefect_server}
+    command = [sys.executable, "-m", "pipeline.cli", "run", "p.jsonl", "--store", "st", "--batch-size", "1"]
+    with subprocess.Popen(command, env=env, cwd=tmp_path, stderr=subprocess.PIPE) as process:
+        wait_until_running(prefect_server, "run 3 programs × default", process)  # a name of its own here
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr.decode(errors="replace")
+    assert b"interrupted" in stderr
+    assert_quiet(stderr, "Ctrl-C")
+
+
+def wait_until_running(api_url: str, flow_run_name: str, process: subprocess.Popen[bytes]) -> None:
+    """Until the command's flow run is Running on the server (its batch is then under way)."""
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if read_back(api_url, flow_run_name)["run"].state.is_running():
+                return
+        except ValueError:  # not created yet
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"the flow run {flow_run_name!r} never ran")
+
+
+@pytest.mark.slow
+def test_an_audit_links_the_html_report_it_wrote(
+    prefect_server: str, tmp_path: Path, require_bwrap: None
+) -> None:
+    home = user_home_with_profile(tmp_path / "home", prefect_server)
+    dataset = REPOSITORY / "sources" / "samples" / "surge-released" / "tc.json"
+    argv = ["audit", str(dataset), "--limit", "2", "--store", "st", "--report", "out/audit.html"]
+    assert surge(argv, home, tmp_path) == 0
+    seen = read_back(prefect_server, "audit tc × default")
+    assert seen["run"].state.is_completed() and {"audit", "subset:tc"} <= set(seen["run"].tags)
+    # Prefect stores a link artifact as the markdown of a link: "[HTML report](file:///...)".
+    (link,) = [a for a in seen["artifacts"] if a.key == "surge-audit-summary-report"]
+    report = tmp_path / "out" / "audit.html"
+    assert link.data == f"[HTML report]({report.resolve().as_uri()})"
+    assert report.is_file() and "<html" in report.read_text(encoding="utf-8").lower()
+    assert "surge-audit-summary" in {a.key for a in seen["artifacts"]}
