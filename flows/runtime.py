@@ -37,6 +37,10 @@ ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
 # items: 300 items remaining...", named by the class, outside prefect's logger tree): at a command's end
 # they drain and send all the same, so a person reads only noise. Their errors still show.
 SENDER_LOGGERS = ("EventsWorker", "APILogWorker")
+# Where Prefect says that its background senders failed: with its API gone, once per event, each line the
+# event's whole repr (~2 KB), and the websocket's reconnect warning before each. ``OncePerKind`` keeps the
+# first of each kind, in one short line; the command itself says, in its own line, that the API stopped.
+SENDER_FAILURE_LOGGERS = ("prefect._internal.concurrency", "prefect.events.clients")
 HEARTBEAT_VARIABLES = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"}
 
 
@@ -279,8 +283,7 @@ def prefect_api() -> Iterator[None]:
         updates[PREFECT_API_URL] = api.url
     else:
         check_api(os.environ["PREFECT_API_URL"])
-    for name in SENDER_LOGGERS:  # for the rest of the process: their last drain is at its exit
-        logging.getLogger(name).setLevel(logging.ERROR)
+    quiet_senders()
     with temporary_settings(updates):
         try:
             yield
@@ -295,6 +298,36 @@ def prefect_api() -> Iterator[None]:
 
 
 SEND_AT_END_TIMEOUT_S = 5.0
+
+
+class OncePerKind(logging.Filter):
+    """Passes the first record of each kind (logger and message template), the item a background service
+    failed to send named by its type rather than dumped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[tuple[str, str]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "failed to process item" in str(record.msg) and isinstance(record.args, tuple) and record.args:
+            record.msg = "Service %r failed to send an item (%s) to Prefect's API; later failures not shown"
+            record.args = (record.args[0], type(record.args[-1]).__name__)
+        kind = (record.name, str(record.msg))
+        if kind in self.seen:
+            return False
+        self.seen.add(kind)
+        return True
+
+
+def quiet_senders() -> None:
+    """For the rest of the process (the senders' last drain is at its exit): their progress notes off,
+    their failures once each, in one line."""
+    for name in SENDER_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    for name in SENDER_FAILURE_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(known, OncePerKind) for known in logger.filters):
+            logger.addFilter(OncePerKind())
 
 
 def send_queued_logs() -> None:

@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,12 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real `prefect server start` on 127.0.0.1 and a free port, in a PREFECT_HOME of its own."""
-    home = tmp_path_factory.mktemp("server-home")
+    with running_prefect_server(tmp_path_factory.mktemp("server-home")) as (url, _):
+        yield url
+
+
+@contextmanager
+def running_prefect_server(home: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")},
@@ -121,9 +127,10 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 time.sleep(0.5)
         else:
             pytest.fail(f"prefect server did not start: {(home / 'server.log').read_text()[-2000:]}")
-        yield url
+        yield url, server
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
 
@@ -320,3 +327,29 @@ def test_an_audit_links_the_html_report_it_wrote(
     assert link.data == f"[HTML report]({report.resolve().as_uri()})"
     assert report.is_file() and "<html" in report.read_text(encoding="utf-8").lower()
     assert "surge-audit-summary" in {a.key for a in seen["artifacts"]}
+
+
+@pytest.mark.slow
+def test_a_server_that_stops_mid_command_is_one_line_not_a_dump_per_event(
+    tmp_path: Path, require_bwrap: None
+) -> None:
+    """The user's server stops while batches still run: exit 1 with the command's line and fix; Prefect's
+    senders say once that they failed (they printed each lost event's ~2 KB repr, and exit 70 followed)."""
+    sleepers = [
+        {"language": "python", "source": f"import time\ntime.sleep(6)\nprint({i})\n"} for i in range(6)
+    ]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(s) + "\n" for s in sleepers))
+    (tmp_path / "server").mkdir()
+    with running_prefect_server(tmp_path / "server") as (url, server):
+        env = {**user_env(tmp_path), "PREFECT_API_URL": url}
+        argv = ["run", "p.jsonl", "--store", "st", "--batch-size", "1", "--workers", "1"]
+        command = [sys.executable, "-m", "pipeline.cli", *argv]
+        with subprocess.Popen(command, env=env, cwd=tmp_path, stderr=subprocess.PIPE) as process:
+            wait_until_running(url, "run 6 programs × default", process)
+            os.killpg(server.pid, signal.SIGTERM)
+            _, stderr = process.communicate(timeout=300)
+    text = stderr.decode(errors="replace")
+    assert process.returncode == 1, text
+    assert "stopped answering" in text and "fix: run the command again" in text
+    assert text.count("failed to process item") == 0 and text.count("failed to send an item") <= 2, text
+    assert len(stderr) <= 3 * STDERR_AT_MOST_BYTES, text
