@@ -119,6 +119,7 @@ def _call(command: str, options: Options, summary_type: type[S]) -> S:
     with library_call():
         summary = perform(command, options)
     text = summary.pop("_text", "") or ""
+    summary.pop("_screen", None)  # the CLI's drawing of the summary on a terminal: not the library's data
     result = summary_type.model_validate(summary)
     result._text = text
     return result
