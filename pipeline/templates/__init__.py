@@ -9,7 +9,7 @@ from pipeline.templates.catalog import DR, SC, TC
 def library_scripts(subset: str) -> tuple[ScriptTemplate, ...]:
     """The library's scripts of a subset, in the catalog's order: those whose file is in its folder."""
     return tuple(
-        ScriptTemplate(script.fid, subset, script.domain, script.sampler)
+        ScriptTemplate(script.fid, subset, script.domain, script.sampler, scale=script.scale)
         for script in (*SC, *TC)
         if (SCRIPTS_DIR / subset / script.fid).is_file()
     )

@@ -19,6 +19,7 @@ SCRIPTS_DIR = Path(__file__).parent / "scripts"
 SNIPPETS_DIR = Path(__file__).parent / "snippets"
 
 Sampler = Callable[[random.Random], tuple[str, ...]]  # rng -> argv (without the script)
+SizedSampler = Callable[[random.Random, int], tuple[str, ...]]  # (rng, size) -> argv
 ValueSampler = Callable[[random.Random], str]
 
 
@@ -28,6 +29,29 @@ class Script(NamedTuple):
     fid: str
     domain: str
     sampler: Sampler
+    scale: Scale | None = None  # tc: the size parameter, for time bins
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A tc template's size parameter: run time grows with it, so the build picks a size per time bin.
+
+    ``ladder`` holds the sizes a calibration measures, smallest first (pipeline/build/calibrate.py);
+    ``growth`` says how to interpolate between them: "power" (time ~ size^k: sorts, DP, graphs in P) or
+    "exponential" (time ~ c^size: brute force over permutations or subsets, backtracking).
+    """
+
+    name: str  # the option it sets, for the rows' parameters
+    low: int
+    high: int  # the largest size the template takes (memory, argv length)
+    ladder: tuple[int, ...]
+    argv: SizedSampler
+    growth: str = "power"
+    quick_high: int = 0  # sizes of an instance drawn without a time target: low..quick_high
+
+    def describe(self) -> str:
+        """What a calibration's id hashes besides the script: the sizes it measures and how it reads them."""
+        return f"{self.name}:{self.low}-{self.high}:{self.growth}:{','.join(map(str, self.ladder))}"
 
 
 @dataclass(frozen=True)
@@ -40,6 +64,12 @@ class ScriptTemplate:
     sampler: Sampler
     origin: str = "library"  # "library" (pipeline/templates/scripts) or "surge-release"
     text: str | None = field(default=None, compare=False)  # inline source (release imports)
+    scale: Scale | None = field(default=None, compare=False)  # tc: the size parameter, for time bins
+
+    @property
+    def family(self) -> str:
+        """The program family a row belongs to: the script's name without '.py'."""
+        return self.fid.removesuffix(".py")
 
     def script(self) -> str:
         if self.text is not None:
@@ -60,6 +90,15 @@ class SnippetTemplate:
         for hole in sorted(self.holes):
             text = text.replace(f"@@{hole}@@", self.holes[hole](rng))
         return text
+
+
+def sized(fid: str, domain: str, scale: Scale) -> Script:
+    """A script whose instances can be drawn for a time bin; without one, a size in low..quick_high."""
+
+    def sample(rng: random.Random) -> tuple[str, ...]:
+        return scale.argv(rng, rng.randint(scale.low, scale.quick_high or scale.low))
+
+    return Script(fid, domain, sample, scale)
 
 
 def instance_rng(seed: int, subset: str, index: int) -> random.Random:
