@@ -44,6 +44,12 @@ def plan_round(store_root: str, config: BuildConfig, start: int, count: int, sto
     return steps.plan_round(Store(store_root), config, start, count)
 
 
+@task(name="calibrate_templates", task_run_name="calibrate {config.subset} templates", cache_policy=NO_CACHE)
+def calibrate_templates(store_root: str, config: BuildConfig, n: int) -> str:
+    """tc: measure each sized template's run time over a ladder of sizes (stored; a rerun reuses it)."""
+    return steps.calibrate(Store(store_root), config, n)
+
+
 @task(name="build_batch", task_run_name="build {config.subset} batch {batch}", cache_policy=NO_CACHE)
 def build_batch(store_root: str, config: BuildConfig, batch: int) -> dict[str, Any]:
     """Execute one planned batch; write runs, outcomes and candidate rows."""
@@ -59,6 +65,9 @@ def write_dataset(store_root: str, config: BuildConfig, n: int, before: int | No
 @flow(name="surge-build-subset", log_prints=False)
 def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]:
     store = Store(store_root)
+    if config.subset == "tc":  # the plan draws sizes from the calibration, so it is part of the build's key
+        calibration = calibrate_templates(store_root, config, n)
+        config = config.model_copy(update={"calibration": calibration})
     planned = planned_items = 0
     ours: dict[str, Any] = {}
     first_undone: int | None = None
@@ -90,6 +99,8 @@ def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]
         "ours": {key: value for key, value in ours.items() if key.startswith("ours:")},
         "details": {key: value for key, value in ours.items() if key.startswith("detail:")},
     } | steps.summary(store, config)
+    if spread := steps.spread(store, config, n, first_undone):
+        summary["spread"] = spread
     publish_build_summary(config, summary)
     if summary["ours"]:
         raise BuildFailed(summary)  # the flow run ends Failed; the command reads the summary from it
@@ -115,6 +126,10 @@ def publish_build_summary(config: BuildConfig, summary: dict[str, Any]) -> None:
     drops = [f"dropped ({reason}): {count}" for reason, count in summary["drop_reasons"].items()]
     ours = [f"failed (ours) {key.removeprefix('ours:')}: {count}" for key, count in summary["ours"].items()]
     notes = [f"build key {config.build_key}", *ours, *drops]
+    if summary.get("spread"):
+        from pipeline.build.spread import spread_line
+
+        notes.append(spread_line(summary["spread"]))
     markdown = summary_markdown(title, summary, notes)
     publish_summary(f"surge-build-{config.subset}-summary", markdown, line, warnings=ours)
 

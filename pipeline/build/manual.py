@@ -3,8 +3,9 @@
 sc runs each instance twice (a label must be stable); tc runs it ``repeats`` times one after the other
 in the same sandbox and records the CPU time (user + system) as the median, the spread (min, max) kept,
 and a time bin. Dropped, with the reason: a run that fails, hits a limit, or prints differently between
-repeats. A failure of ours (sandbox, missing toolchain) is not an outcome: the item is tried again by
-the next run (pipeline/build/failures.py).
+repeats. Every row records its family (the template), parameters and time bin; tc rows drawn for a
+bin (pipeline/build/spread.py) also the bin they were drawn for. A failure of ours (sandbox, missing
+toolchain) is not an outcome: the item is tried again by the next run (pipeline/build/failures.py).
 """
 
 from __future__ import annotations
@@ -16,26 +17,21 @@ from pipeline.build.execute import execute
 from pipeline.build.failures import Built
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref, script_question
+from pipeline.build.spread import time_bin
 from pipeline.dataset import DatasetRow
 from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
 from pipeline.store import Store
 from sandboxes.profiles import get_profile
 
-# tc time bins (seconds of CPU): SURGE's tc spans milliseconds to minutes.
-TIME_BINS_S: tuple[tuple[float, str], ...] = (
-    (0.1, "<0.1s"),
-    (1.0, "0.1-1s"),
-    (10.0, "1-10s"),
-    (30.0, "10-30s"),
-)
-LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=60.0))  # SURGE dropped cases past 30 s
+LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=300.0))
+# Instances drawn for the two longest bins may run past 30 s (SURGE's longest tc records ran ~146 s):
+# their cap is 90 s. Wall time is generous since the cores are shared and only CPU time is a fact here.
+LONG_LIMITS = Limits(run=PhaseLimits(cpu_s=90.0, wall_s=900.0))
+LONG_BINS = ("10-30s", ">=30s")
 
 
-def time_bin(cpu_s: float) -> str:
-    for upper, name in TIME_BINS_S:
-        if cpu_s < upper:
-            return name
-    return ">=30s"
+def limits_for(item: BuildItem) -> Limits:
+    return LONG_LIMITS if item.program().origin.get("target_bin") in LONG_BINS else LIMITS
 
 
 def cpu_s(run: RunResult) -> float:
@@ -58,7 +54,7 @@ def _build(store: Store, config: BuildConfig, items: list[BuildItem], timed: boo
     copies = config.repeats if timed else 1
     repeats = 1 if timed else 2
     requests = [
-        RunRequest(program=item.program(), profile=profile, limits=LIMITS, repeats=repeats)
+        RunRequest(program=item.program(), profile=profile, limits=limits_for(item), repeats=repeats)
         for item in items
         for _ in range(copies)
     ]
@@ -90,9 +86,9 @@ def judge(
     if timed:  # tc's time is text, as released; sc's a float of seconds
         features["time"] = f"{median_s:.4f} seconds"
         features |= {"cpu_s_median": round(median_s, 4), "cpu_s_spread": [times[0], times[-1]]}
-        features["time_bin"] = time_bin(median_s)
     else:
         features["time"] = round(median_s, 4)
+    features |= family_features(item, program.argv, median_s)
     made = row(
         item,
         config.seed,
@@ -103,6 +99,35 @@ def judge(
         domain=item.domain,  # the sc/tc prompt opens with it
     )
     return _outcome(config, item, "kept", "", (made.row_id,), run_ids), [made]
+
+
+def family_features(item: BuildItem, argv: tuple[str, ...], cpu_s: float) -> dict[str, object]:
+    """Where a row comes from: its family (the template), command-line parameters, the bin its measured
+    CPU time falls in and (tc, planned for a bin) the bin it was drawn for."""
+    features: dict[str, object] = {
+        "family": item.template.removesuffix(".py"),
+        "params": parameters(argv),
+        "time_bin": time_bin(cpu_s),
+    }
+    if target := item.program().origin.get("target_bin"):
+        features["target_bin"] = target
+    return features
+
+
+def parameters(argv: tuple[str, ...]) -> dict[str, str]:
+    """``--name value`` and ``--name=value`` pairs as {name: value}; a bare word is kept by position."""
+    found: dict[str, str] = {}
+    words = list(argv)
+    while words:
+        word = words.pop(0)
+        if word.startswith("--") and "=" in word:
+            name, _, value = word[2:].partition("=")
+            found[name] = value
+        elif word.startswith("--"):
+            found[word[2:]] = words.pop(0) if words and not words[0].startswith("--") else ""
+        else:
+            found[str(len(found))] = word
+    return found
 
 
 def _outcome(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 from pipeline.build.records import BuildConfig, BuildItem, plan_table
 from pipeline.errors import ConfigurationError
@@ -39,18 +40,79 @@ def script_templates(config: BuildConfig) -> tuple[ScriptTemplate, ...]:
     return found
 
 
-def script_item(config: BuildConfig, templates: tuple[ScriptTemplate, ...], index: int) -> BuildItem:
+def script_item(
+    config: BuildConfig,
+    templates: tuple[ScriptTemplate, ...],
+    index: int,
+    argv: tuple[str, ...] | None = None,
+    planned: dict[str, str] | None = None,
+) -> BuildItem:
     template = templates[index % len(templates)]  # round robin: every template equally often
-    argv = template.sampler(instance_rng(config.seed, config.subset, index))
+    if argv is None:
+        argv = template.sampler(instance_rng(config.seed, config.subset, index))
     text = template.script()
+    origin = {"subset": config.subset, "template": template.fid, "index": str(index)} | (planned or {})
     program = Program(
         language=Language.PYTHON,
         files=(ProgramFile(path=template.fid, content=text),),
         entry=template.fid,
         argv=argv,
-        origin={"subset": config.subset, "template": template.fid, "index": str(index)},
+        origin=origin,
     )
     return _item(config, index, template.fid, template.domain, template.origin, text, program)
+
+
+def spread_items(
+    config: BuildConfig, templates: tuple[ScriptTemplate, ...], store: Store, start: int, count: int
+) -> list[BuildItem] | None:
+    """tc instances drawn for the bins of the time mix (spread.py), sizes solved from the stored
+    calibrations; None when the build has none (no sized template, or planned without a calibration)."""
+    from pipeline.build import calibrate, spread
+
+    found = calibrate.load(store, config, templates) if config.calibration else {}
+    usable = [t for t in templates if t.fid in found and found[t.fid].points]
+    if not usable:
+        return None
+    bins = spread.bin_sequence(spread.parse_mix(config.time_mix), start + count)
+    return [_spread_item(config, usable, found, bins, index) for index in range(start, start + count)]
+
+
+def _spread_item(
+    config: BuildConfig,
+    templates: list[ScriptTemplate],
+    found: dict[str, Any],
+    bins: list[str],
+    index: int,
+) -> BuildItem:
+    from pipeline.build import spread
+
+    name = bins[index]
+    template = _turn(templates, found, name, bins[:index].count(name))
+    scale, points = template.scale, found[template.fid].points
+    assert scale is not None
+    rng = instance_rng(config.seed, config.subset, index)
+    size = spread.draw_size(points, scale.growth, scale.low, scale.high, name, rng)
+    origin = {"target_bin": name, scale.name: str(size)}
+    return script_item(config, (template,), index, scale.argv(rng, size), origin)
+
+
+def _turn(
+    templates: list[ScriptTemplate], found: dict[str, Any], name: str, occurrence: int
+) -> ScriptTemplate:
+    """The template whose turn it is in this bin: those that can reach it take turns; if none can, the
+    three that reach the longest times (their rows land below the bin, and the summary shows it)."""
+    from pipeline.build import spread
+
+    def reaches(t: ScriptTemplate) -> bool:
+        assert t.scale is not None
+        return spread.reaches(found[t.fid].points, t.scale.growth, t.scale.low, t.scale.high, name)
+
+    def longest(t: ScriptTemplate) -> float:
+        assert t.scale is not None
+        return spread.predict_s(found[t.fid].points, t.scale.growth, t.scale.high)
+
+    eligible = [t for t in templates if reaches(t)] or sorted(templates, key=longest, reverse=True)[:3]
+    return eligible[occurrence % len(eligible)]
 
 
 def snippet_item(config: BuildConfig, index: int) -> BuildItem:

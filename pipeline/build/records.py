@@ -40,6 +40,10 @@ class BuildConfig(Frozen):
     auto_approve: bool = Field(default=False, description="approve runnable candidates without a human")
     batch_size: int = Field(default=16, ge=1)
     workers: int = Field(default=2, ge=1, description="programs run concurrently inside one batch")
+    time_mix: str = Field(
+        default="surge", description="tc: the time-bin mix to fill (pipeline/build/spread.py)"
+    )
+    calibration: str = Field(default="", description="tc: digest of the template calibrations planned from")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -53,6 +57,8 @@ class BuildConfig(Frozen):
             self.templates,
             self.items,
             self.languages,
+            # tc's plan depends on its bin mix and on the measured calibrations; other subsets keep their keys
+            *((self.time_mix, self.calibration) if self.subset == "tc" else ()),
         )
 
 

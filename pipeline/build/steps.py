@@ -76,10 +76,8 @@ def kept_rows(store: Store, build_key: str) -> int:
     return sum(len(o.row_ids) for o in outcomes(store, build_key).values() if o.status == "kept")
 
 
-def write_dataset(store: Store, config: BuildConfig, n: int, before: int | None = None) -> int:
-    """The first n candidate rows in item order become the subset's rows in the dataset table. ``before``:
-    the first place a failure of ours left undone; rows of later items wait, since that item, once built
-    by the next run, may take their place among the first n (the dataset table only ever grows)."""
+def chosen_rows(store: Store, config: BuildConfig, n: int, before: int | None = None) -> list[DatasetRow]:
+    """The first n candidate rows in item order (rows of items from ``before`` on wait: see write_dataset)."""
     by_id = {row.row_id: row for row in candidate_table(store).records(where={"subset": config.subset})}
     chosen: list[DatasetRow] = []
     for outcome in sorted(outcomes(store, config.build_key).values(), key=lambda o: o.index):
@@ -87,12 +85,46 @@ def write_dataset(store: Store, config: BuildConfig, n: int, before: int | None 
             break
         chosen += [by_id[row_id] for row_id in outcome.row_ids if row_id in by_id]
     select = subset_spec(config.subset).select_rows
-    chosen = select(chosen, n) if select else chosen[:n]
+    return select(chosen, n) if select else chosen[:n]
+
+
+def write_dataset(store: Store, config: BuildConfig, n: int, before: int | None = None) -> int:
+    """The first n candidate rows in item order become the subset's rows in the dataset table. ``before``:
+    the first place a failure of ours left undone; rows of later items wait, since that item, once built
+    by the next run, may take their place among the first n (the dataset table only ever grows)."""
+    chosen = chosen_rows(store, config, n, before)
     table = dataset_table(store)
     known = table.existing_ids()
     table.append(row for row in chosen if row.row_id not in known)
     table.flush()
     return len(chosen)
+
+
+def calibrate(store: Store, config: BuildConfig, n: int) -> str:
+    """tc: measure the sized templates (stored, reused) as far as the bins n rows aim at need; the
+    digest the plan is keyed by ('' for other subsets)."""
+    if config.subset != "tc":
+        return ""
+    from pipeline.build import calibrate as calibration
+    from pipeline.build.plan import script_templates
+    from pipeline.build.spread import parse_mix, targets
+
+    wanted = {name for name, count in targets(parse_mix(config.time_mix), n).items() if count}
+    budget_s = calibration.budget_for(wanted)
+    return calibration.calibrate(store, config, script_templates(config), budget_s)
+
+
+def spread(store: Store, config: BuildConfig, n: int, before: int | None = None) -> dict[str, dict[str, int]]:
+    """tc: rows per time bin of the subset's n rows, against the mix's target for n ({} for others)."""
+    if config.subset != "tc":
+        return {}
+    from pipeline.build.spread import BIN_NAMES, parse_mix, targets
+
+    built = Counter(
+        str(row.custom_features.get("time_bin", "")) for row in chosen_rows(store, config, n, before)
+    )
+    target = targets(parse_mix(config.time_mix), n)
+    return {name: {"target": target[name], "built": built.get(name, 0)} for name in BIN_NAMES}
 
 
 def summary(store: Store, config: BuildConfig) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.audit.rows import AuditRow
-from pipeline.build.manual import time_bin
+from pipeline.build.spread import time_bin
 from pipeline.cli import main
 from pipeline.dataset import read_rows
 from pipeline.store import Store
