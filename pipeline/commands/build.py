@@ -14,6 +14,7 @@ from typing import Any
 
 from pipeline.build import failures
 from pipeline.build.failures import Ours
+from pipeline.build.spread import mix_text, parse_mix, spread_line
 from pipeline.commands.common import (
     add_backend_argument,
     add_profile_argument,
@@ -30,7 +31,7 @@ from pipeline.subsets import REGISTRY, RELEASED
 from pipeline.subsets.base import ConstructionMethod
 
 HELP = "build benchmark subsets (templates, LLM refactor, repositories, Lean-checked proofs) into the dataset"
-EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store"
+EXAMPLE = "surge build sc tc --n 20 --seed 7 --store .surge/store --compare-to sources/samples/surge-released"
 BATCH_ITEMS = 16  # items per batch when --batch-size is not given
 SHORT_EXIT_CODE = 3  # "done, but": every item was decided, yet fewer rows than --n
 
@@ -55,6 +56,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--templates",
         default="library",
         help="sc/tc templates: 'library' (pipeline/templates) or SURGE's dataset/ folder (scripts by fid)",
+    )
+    parser.add_argument(
+        "--time-mix",
+        default="surge",
+        help="tc: the time bins to fill, as weights scaled to --n: 'surge' (SURGE's release per 150 rows: "
+        "<0.1s=120,0.1-1s=0,1-10s=10,10-30s=10,>=30s=10) or e.g. '<0.1s=2,0.1-1s=1,1-10s=1,10-30s=1'",
+    )
+    parser.add_argument(
+        "--compare-to",
+        default=None,
+        metavar="DATASET",
+        help="a folder of SURGE-format files (SURGE's dataset/): print each built subset's families, "
+        "languages, time bins, label lengths and categories beside the release's",
     )
     parser.add_argument(
         "--items",
@@ -96,6 +110,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     from pipeline.build.records import BuildConfig
 
     _check_counts(args)
+    mix = mix_text(parse_mix(args.time_mix))  # refused before any work when it does not parse
     profile, backend = _profile_and_backend(args)
     names = args.subsets or list(RELEASED)  # subsets of ours (pyver) only when named
     unknown = [name for name in names if name not in REGISTRY]
@@ -125,6 +140,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             items=args.items,
             languages=tuple(args.language or ()),
             auto_approve=args.auto_approve,
+            time_mix=mix,
         )
         built[name] = run_build(config, args.store, n) | {"batch_size": config.batch_size}
     unbuilt = [{"reason": f"{name}: not built: {why}", "fix": fix} for name, (why, fix) in cannot.items()]
@@ -134,6 +150,9 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     lines = [_recorded_notice(recorded)] if recorded else []
     lines += [_line(name, result) for name, result in built.items()]
     lines += [failure["reason"] for failure in unbuilt]
+    comparison = _compare(args, list(built))
+    if comparison:
+        lines += ["", comparison["_text"]]
     exit_code = SHORT_EXIT_CODE if short else 0  # not built, or any failure of ours: the CLI exits 1
     return {
         "built": built,
@@ -144,8 +163,20 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "failures": unbuilt + [failure for group in found for failure in group],
         "exit_code": exit_code,
         "_text": "\n".join(lines),
-        "_screen": _screen(built, lines[:1] if recorded else [], unbuilt),
-    }
+        "_screen": _screen(built, lines[:1] if recorded else [], unbuilt)
+        + (["", comparison["_text"]] if comparison else []),
+    } | ({"compare_to": comparison["subsets"]} if comparison else {})
+
+
+def _compare(args: argparse.Namespace, names: list[str]) -> dict[str, Any] | None:
+    """--compare-to: the built subsets beside the release's (pipeline/export/compare.py)."""
+    if not args.compare_to or not names:
+        return None
+    from pathlib import Path
+
+    from pipeline.export.compare import compare_store
+
+    return compare_store(args.store, Path(args.compare_to), names)
 
 
 def _check_counts(args: argparse.Namespace) -> None:
@@ -225,6 +256,8 @@ def _notes(name: str, result: dict[str, Any]) -> list[tuple[str, str]]:
         )
     if reasons:
         notes.append(("; ", f"dropped: {reasons}"))
+    if result.get("spread"):
+        notes.append(("\n", f"{name}: {spread_line(result['spread'])}"))
     if result.get("awaiting_review"):
         notes.append(
             ("; ", f"{result['awaiting_review']} awaiting review (surge review list --db <store>/review.db)")

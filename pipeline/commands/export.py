@@ -55,6 +55,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --format hf: commit the export to this Hub dataset repository (HF_TOKEN, HF_ENDPOINT)",
     )
     parser.add_argument(
+        "--compare-to",
+        type=Path,
+        default=None,
+        metavar="DATASET",
+        help="SURGE's dataset/ folder: the card shows each exported subset beside the release's (families, "
+        "languages, time bins, label lengths, categories)",
+    )
+    parser.add_argument(
         "--revision",
         metavar="BRANCH",
         default=None,
@@ -85,7 +93,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             hint="run `surge build` first, or pass --import-release PATH",
         )
     export = build_export(rows, faithful=args.faithful, seed=args.seed)
-    card = render_card(rows, faithful=args.faithful, seed=args.seed)
+    card = render_card(rows, faithful=args.faithful, seed=args.seed, release=args.compare_to)
     summary: dict[str, Any] = {
         "format": args.format,
         "faithful": args.faithful,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from pipeline.dataset import DatasetRow
 from pipeline.export.metadata import row_licence
@@ -153,7 +154,7 @@ CAVEATS = [
 ]
 
 
-def render_card(rows: Sequence[DatasetRow], faithful: bool, seed: int) -> str:
+def render_card(rows: Sequence[DatasetRow], faithful: bool, seed: int, release: Path | None = None) -> str:
     subsets = [name for name in REGISTRY if any(r.subset == name for r in rows)]
     lines = [
         "# SURGE (exported by surge-pipeline)",
@@ -173,6 +174,10 @@ def render_card(rows: Sequence[DatasetRow], faithful: bool, seed: int) -> str:
         "",
         *toolchains(rows),
     ]
+    if release is not None:  # side by side with SURGE's release (pipeline/export/compare.py)
+        from pipeline.export.compare import card_section
+
+        lines += card_section(rows, release)
     lines += ["## Licences of the upstreams used", "", *licences(rows)]
     lines += ["## Prompts", "", *defects(subsets, faithful), "## Caveats", "", *CAVEATS, ""]
     return "\n".join(lines)
