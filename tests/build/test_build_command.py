@@ -44,3 +44,29 @@ def test_build_writes_dataset_rows_and_a_rerun_adds_nothing(tmp_path, capsys, re
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["built"]["sc"]["items"] == 4
     assert len(read_rows(Store(tmp_path), {"sc"})) == 3
+
+
+def test_a_time_mix_that_does_not_parse_is_refused_before_any_work(tmp_path, capsys) -> None:
+    assert main(["build", "tc", "--time-mix", "fast=3", "--store", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--time-mix: 'fast=3' is not BIN=WEIGHT" in err and "<0.1s" in err
+    assert not (tmp_path / "build_plan").exists()
+
+
+@pytest.mark.slow
+def test_tc_prints_its_spread_and_sits_beside_the_release(tmp_path, capsys, samples, require_bwrap) -> None:
+    """A tiny tc (3 rows, all aimed under 0.1 s: a quick calibration) compared with the bundled samples."""
+    release = str(samples / "surge-released")
+    args = ["build", "tc", "--n", "3", "--seed", "1", "--store", str(tmp_path), "--compare-to", release]
+    assert main([*args, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    tc = summary["built"]["tc"]
+    assert tc["spread"]["<0.1s"]["target"] == 3 and sum(b["built"] for b in tc["spread"].values()) == 3
+    side = summary["compare_to"]["tc"]
+    assert side["build"]["rows"] == 3 and side["release"]["families"] == 1
+    assert side["build"]["families"] == 3  # three instances, three families in turn
+    rows = read_rows(Store(tmp_path), {"tc"})
+    assert all({"family", "params", "time_bin", "target_bin"} <= set(r.custom_features) for r in rows)
+    assert main(args) == 0  # the rerun reuses the calibration and the rows
+    text = capsys.readouterr().out
+    assert "tc: time bins (built/target): <0.1s" in text and "| families | 3 (" in text
