@@ -45,7 +45,7 @@ def plan_round(store_root: str, config: BuildConfig, start: int, count: int, sto
 
 
 @task(name="calibrate_templates", task_run_name="calibrate {config.subset} templates", cache_policy=NO_CACHE)
-def calibrate_templates(store_root: str, config: BuildConfig, n: int) -> str:
+def calibrate_templates(store_root: str, config: BuildConfig, n: int) -> BuildConfig:
     """tc: measure each sized template's run time over a ladder of sizes (stored; a rerun reuses it)."""
     return steps.calibrate(Store(store_root), config, n)
 
@@ -66,8 +66,7 @@ def write_dataset(store_root: str, config: BuildConfig, n: int, before: int | No
 def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]:
     store = Store(store_root)
     if config.subset == "tc":  # the plan draws sizes from the calibration, so it is part of the build's key
-        calibration = calibrate_templates(store_root, config, n)
-        config = config.model_copy(update={"calibration": calibration})
+        config = calibrate_templates(store_root, config, n)
     planned = planned_items = 0
     ours: dict[str, Any] = {}
     first_undone: int | None = None

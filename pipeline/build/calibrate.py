@@ -16,13 +16,12 @@ never taken for a full one.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 
 from pydantic import computed_field
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
-from pipeline.build.records import BuildConfig
+from pipeline.build.records import BuildConfig, TemplateTimes
 from pipeline.errors import SandboxUnavailable
 from pipeline.records import (
     Frozen,
@@ -148,36 +147,29 @@ def wanted(
     return {t.fid: empty(t, config, backend, toolchain, budget_s) for t in sized}
 
 
-def calibrate(
+def calibrated(
     store: Store, config: BuildConfig, templates: tuple[ScriptTemplate, ...], budget_s: float = BUDGET_S
-) -> str:
-    """Measure what is not stored yet; return the digest of the calibrations the build plans from
-    ('' when no template has a size parameter, e.g. SURGE's own scripts: they are used round robin)."""
+) -> BuildConfig:
+    """The config with the calibrations the plan solves sizes from, measuring what is not stored yet;
+    unchanged when no template has a size parameter (SURGE's own scripts: used round robin)."""
     needed = wanted(templates, config, budget_s)
     if not needed:
-        return ""
+        return config
     table = calibration_table(store)
     known = table.existing_ids()
     missing = [t for t in sized_templates(templates) if needed[t.fid].calibration_id not in known]
     table.append(_measure(store, config, missing, needed))
     table.flush()
-    return digest(needed.values())
-
-
-def digest(calibrations: Iterable[Calibration]) -> str:
-    return content_id("calibrations", sorted(c.calibration_id for c in calibrations))
-
-
-def load(store: Store, config: BuildConfig, templates: tuple[ScriptTemplate, ...]) -> dict[str, Calibration]:
-    """fid -> the stored calibration the build was planned from (the set config.calibration names)."""
-    for budget_s in (BUDGET_S, QUICK_BUDGET_S):
-        needed = wanted(templates, config, budget_s)
-        if not needed or digest(needed.values()) != config.calibration:
-            continue
-        ids = sorted(c.calibration_id for c in needed.values())
-        by_id = {c.calibration_id: c for c in calibration_table(store).records(where={"calibration_id": ids})}
-        return {fid: by_id[c.calibration_id] for fid, c in needed.items() if c.calibration_id in by_id}
-    return {}
+    ids = sorted(c.calibration_id for c in needed.values())
+    found = {c.calibration_id: c for c in table.records(where={"calibration_id": ids})}
+    times = tuple(
+        TemplateTimes(template=fid, sizes=found[c.calibration_id].sizes, cpu_s=found[c.calibration_id].cpu_s)
+        for fid, c in needed.items()
+        if c.calibration_id in found
+    )
+    return config.model_copy(
+        update={"calibration": content_id("calibrations", ids), "calibration_times": times}
+    )
 
 
 def _measure(

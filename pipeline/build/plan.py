@@ -63,14 +63,14 @@ def script_item(
 
 
 def spread_items(
-    config: BuildConfig, templates: tuple[ScriptTemplate, ...], store: Store, start: int, count: int
+    config: BuildConfig, templates: tuple[ScriptTemplate, ...], start: int, count: int
 ) -> list[BuildItem] | None:
-    """tc instances drawn for the bins of the time mix (spread.py), sizes solved from the stored
-    calibrations; None when the build has none (no sized template, or planned without a calibration)."""
-    from pipeline.build import calibrate, spread
+    """tc instances drawn for the bins of the time mix (spread.py), sizes solved from the calibration the
+    config carries; None when it has none (no sized template, or planned without a calibration)."""
+    from pipeline.build import spread
 
-    found = calibrate.load(store, config, templates) if config.calibration else {}
-    usable = [t for t in templates if t.fid in found and found[t.fid].points]
+    found = {times.template: times for times in config.calibration_times}
+    usable = [t for t in templates if t.fid in found and found[t.fid].sizes]
     if not usable:
         return None
     bins = spread.bin_sequence(spread.parse_mix(config.time_mix), start + count)
@@ -224,8 +224,12 @@ def repository_items(config: BuildConfig, start: int, count: int) -> list[BuildI
 
 
 def plan_scripts(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
-    """sc, tc: the library's scripts (or the release's, by fid), round robin, with sampled command lines."""
+    """sc, tc: the library's scripts (or the release's, by fid), round robin, with sampled command lines;
+    tc with a calibration: drawn for the time bins of its mix instead (spread_items)."""
     templates = script_templates(config)
+    spread = spread_items(config, templates, start, count)
+    if spread is not None:
+        return spread
     return [script_item(config, templates, index) for index in range(start, start + count)]
 
 

@@ -25,6 +25,18 @@ OUTCOME_TABLE = "build_outcomes"
 CANDIDATE_TABLE = "build_candidates"
 
 
+class TemplateTimes(Frozen):
+    """tc: one template's calibration as the plan reads it, (size, CPU seconds) in two columns."""
+
+    template: str
+    sizes: tuple[int, ...]
+    cpu_s: tuple[float, ...]
+
+    @property
+    def points(self) -> tuple[tuple[int, float], ...]:
+        return tuple(zip(self.sizes, self.cpu_s, strict=True))
+
+
 class BuildConfig(Frozen):
     """What decides a build's rows (hashed into build_key), plus how to run it (not hashed)."""
 
@@ -44,6 +56,9 @@ class BuildConfig(Frozen):
         default="surge", description="tc: the time-bin mix to fill (pipeline/build/spread.py)"
     )
     calibration: str = Field(default="", description="tc: digest of the template calibrations planned from")
+    calibration_times: tuple[TemplateTimes, ...] = Field(
+        default=(), description="tc: the measured points the plan solves sizes from (the digest is hashed)"
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property

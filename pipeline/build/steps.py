@@ -100,18 +100,18 @@ def write_dataset(store: Store, config: BuildConfig, n: int, before: int | None 
     return len(chosen)
 
 
-def calibrate(store: Store, config: BuildConfig, n: int) -> str:
-    """tc: measure the sized templates (stored, reused) as far as the bins n rows aim at need; the
-    digest the plan is keyed by ('' for other subsets)."""
+def calibrate(store: Store, config: BuildConfig, n: int) -> BuildConfig:
+    """tc: the config with its templates' calibrations (measured as far as the bins n rows aim at need;
+    stored, reused); other subsets' configs unchanged."""
     if config.subset != "tc":
-        return ""
+        return config
     from pipeline.build import calibrate as calibration
     from pipeline.build.plan import script_templates
     from pipeline.build.spread import parse_mix, targets
 
     wanted = {name for name, count in targets(parse_mix(config.time_mix), n).items() if count}
     budget_s = calibration.budget_for(wanted)
-    return calibration.calibrate(store, config, script_templates(config), budget_s)
+    return calibration.calibrated(store, config, script_templates(config), budget_s)
 
 
 def spread(store: Store, config: BuildConfig, n: int, before: int | None = None) -> dict[str, dict[str, int]]:

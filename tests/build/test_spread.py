@@ -85,8 +85,11 @@ def sandbox(monkeypatch: pytest.MonkeyPatch) -> FakeSandbox:
 
 
 def calibrated(store: Store, mix: str = "surge") -> BuildConfig:
-    config = BuildConfig(subset="tc", seed=3, time_mix=mix)
-    return config.model_copy(update={"calibration": calibrate.calibrate(store, config, TEMPLATES)})
+    return calibrate.calibrated(store, BuildConfig(subset="tc", seed=3, time_mix=mix), TEMPLATES)
+
+
+def stored(store: Store) -> dict[str, calibrate.Calibration]:
+    return {c.template: c for c in calibrate.calibration_table(store).records()}
 
 
 # -- the mix ----------------------------------------------------------------------------------------
@@ -164,7 +167,7 @@ def test_whole_sizes_that_jump_over_a_bin_do_not_claim_it() -> None:
 def test_calibration_stops_past_its_budget_and_is_reused(tmp_path: Path, sandbox: FakeSandbox) -> None:
     store = Store(tmp_path)
     config = calibrated(store)
-    found = calibrate.load(store, config, TEMPLATES)
+    found = stored(store)
     square = found["square.py"]
     # 1000 took 1.03 s, under the budget; 3000 took 9 s: 10000 (100 s) is never run
     assert (
@@ -177,6 +180,8 @@ def test_calibration_stops_past_its_budget_and_is_reused(tmp_path: Path, sandbox
     again = calibrated(store)
     assert sandbox.runs == runs  # a rerun measures nothing
     assert again.calibration == config.calibration and again.build_key == config.build_key
+    assert again.calibration_times == config.calibration_times
+    assert {t.template: t.sizes for t in config.calibration_times}["square.py"] == square.sizes
 
 
 def test_a_changed_script_or_toolchain_is_calibrated_again(
@@ -206,7 +211,7 @@ def test_a_calibration_the_sandbox_could_not_run_is_ours(tmp_path: Path, monkeyp
 def test_planned_instances_fill_the_mix_and_land_in_their_bins(tmp_path: Path, sandbox: FakeSandbox) -> None:
     store = Store(tmp_path)
     config = calibrated(store, "<0.1s=2,0.1-1s=1,1-10s=1,10-30s=1,>=30s=1")
-    items = spread_items(config, TEMPLATES, store, 0, 30)
+    items = spread_items(config, TEMPLATES, 0, 30)
     assert items is not None
     landed = Counter()
     for item in items:
@@ -217,7 +222,7 @@ def test_planned_instances_fill_the_mix_and_land_in_their_bins(tmp_path: Path, s
     assert sum(n for (target, bin_), n in landed.items() if target == bin_) == 30, landed
     assert Counter(item.program().origin["target_bin"] for item in items)["<0.1s"] == 10
     # the same seed plans the same programs; a longer plan extends it
-    again = spread_items(config, TEMPLATES, store, 0, 40)
+    again = spread_items(config, TEMPLATES, 0, 40)
     assert again is not None and [i.item_id for i in again[:30]] == [i.item_id for i in items]
     assert math.isfinite(len({i.template for i in items}))
     assert {i.template for i in items} == {"square.py", "subsets.py", "steep.py"}
