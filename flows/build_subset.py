@@ -26,6 +26,7 @@ from prefect.cache_policies import NO_CACHE  # noqa: E402
 from pipeline.build import steps  # noqa: E402
 from pipeline.build.records import BuildConfig  # noqa: E402
 from pipeline.store import Store  # noqa: E402
+from pipeline.subsets import subset_spec  # noqa: E402
 
 MAX_CANDIDATES_PER_ROW = 4  # give up on a template set that keeps fewer than one row in four items
 
@@ -65,7 +66,7 @@ def write_dataset(store_root: str, config: BuildConfig, n: int, before: int | No
 @flow(name="surge-build-subset", log_prints=False)
 def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]:
     store = Store(store_root)
-    if config.subset == "tc":  # the plan draws sizes from the calibration, so it is part of the build's key
+    if subset_spec(config.subset).time_bins:  # the plan draws sizes from a calibration: part of the key
         config = calibrate_templates(store_root, config, n)
     planned = planned_items = 0
     ours: dict[str, Any] = {}

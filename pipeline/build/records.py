@@ -72,8 +72,8 @@ class BuildConfig(Frozen):
             self.templates,
             self.items,
             self.languages,
-            # tc's plan depends on its bin mix and on the measured calibrations; other subsets keep their keys
-            *((self.time_mix, self.calibration) if self.subset == "tc" else ()),
+            # a calibrated plan (tc) depends on its bin mix and the measured times; others keep their keys
+            *((self.time_mix, self.calibration) if self.calibration else ()),
         )
 
 

@@ -103,7 +103,7 @@ def write_dataset(store: Store, config: BuildConfig, n: int, before: int | None 
 def calibrate(store: Store, config: BuildConfig, n: int) -> BuildConfig:
     """tc: the config with its templates' calibrations (measured as far as the bins n rows aim at need;
     stored, reused); other subsets' configs unchanged."""
-    if config.subset != "tc":
+    if not subset_spec(config.subset).time_bins:
         return config
     from pipeline.build import calibrate as calibration
     from pipeline.build.plan import script_templates
@@ -116,7 +116,7 @@ def calibrate(store: Store, config: BuildConfig, n: int) -> BuildConfig:
 
 def spread(store: Store, config: BuildConfig, n: int, before: int | None = None) -> dict[str, dict[str, int]]:
     """tc: rows per time bin of the subset's n rows, against the mix's target for n ({} for others)."""
-    if config.subset != "tc":
+    if not subset_spec(config.subset).time_bins:
         return {}
     from pipeline.build.spread import BIN_NAMES, parse_mix, targets
 

@@ -97,6 +97,12 @@ class BuildOptions(SandboxOptions):
     language: list[str] | None = Field(None, description="ml: only these languages")
     auto_approve: bool = Field(False, description="approve LLM candidates without review (marked so)")
     unsafe: bool = Field(False, description="allow running without bubblewrap")
+    time_mix: str = Field(
+        "surge", description="tc: time bins to fill, 'surge' or 'BIN=WEIGHT,...' (scaled to n)"
+    )
+    compare_to: Path | None = Field(
+        None, description="SURGE's dataset/ folder: each subset beside the release"
+    )
 
 
 class AuditOptions(LimitOptions):
@@ -126,6 +132,9 @@ class ExportOptions(Options):
     import_release: Path | None = Field(None, description="import a released dataset first")
     push: str | None = Field(None, description="commit to this Hub repository (OWNER/NAME), hf only")
     revision: str | None = Field(None, description="with push: the branch")
+    compare_to: Path | None = Field(
+        None, description="SURGE's dataset/ folder: the card shows the release beside"
+    )
 
 
 class ScoreOptions(Options):
@@ -196,6 +205,7 @@ class BuildSummary(Summary):
     not_built: dict[str, str]
     short: list[str]
     store: str
+    compare_to: dict[str, Any] | None = None  # --compare-to: each subset's build beside the release
 
 
 class AuditSummary(Summary):

@@ -6,9 +6,9 @@ families, the same languages, the same spread of run times and labels of the sam
 The release side is read with the release's own reader (sources/surge_release.py), so bad records are
 left out there exactly as the audit leaves them out.
 
-Families: sc/tc the script (``family``, or the release's ``fid``); rl the repository; every other subset
-the distinct programs (questions). Time bins: from ``custom_features.time`` (tc's "12.6 seconds", sc's
-float); a record without one is "untimed".
+Families: a script's ``family`` (or the release's ``fid``: sc, tc); a repository (rl); every other subset
+the distinct programs (questions). Read from the features, so a subset of ours is compared the same way.
+Time bins: from ``custom_features.time`` (tc's "12.6 seconds", sc's float); without one, "untimed".
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ from pipeline.build.spread import BIN_NAMES, time_bin
 from pipeline.dataset import DatasetRow
 
 TOP = 4  # families named per side (the rest are counted)
-# Subsets of one language, which their records do not name
-ONE_LANGUAGE = {"sc": "python", "tc": "python", "dr": "cpp", "fl": "lean4"}
 
 
 @dataclass(frozen=True)
@@ -43,45 +41,54 @@ class Facts:
 
 def of_row(row: DatasetRow) -> Facts:
     features = row.custom_features
-    language = ONE_LANGUAGE.get(row.subset) or row.language or "n/a"
+    language = _one_language(row.subset) or row.language or "n/a"
     return Facts(
         subset=row.subset,
-        family=_family(row.subset, features, row.question),
+        family=_family(features, row.question),
         language=str(language),
         time=features.get("time"),
         label_chars=len(row.gt),
-        category=_category(row.subset, row.category, features),
+        category=_category(row.category, features),
     )
 
 
 def of_record(record: Any) -> Facts:
     features = record.custom_features
-    language = ONE_LANGUAGE.get(record.subset) or record.upstream_language
+    language = _one_language(record.subset) or record.upstream_language
     language = language or (record.language.value if record.language else "")
     return Facts(
         subset=record.subset,
-        family=_family(record.subset, features, record.question),
+        family=_family(features, record.question),
         language=str(language or "n/a"),
         time=features.get("time"),
         label_chars=len(record.gt),
-        category=_category(record.subset, record.category, features),
+        category=_category(record.category, features),
     )
 
 
-def _family(subset: str, features: dict[str, Any], question: str) -> str:
-    if subset in ("sc", "tc"):
-        return str(features.get("family") or str(features.get("fid", "")).removesuffix(".py"))
-    if subset == "rl" and features.get("repo"):
+def _one_language(subset: str) -> str:
+    """The language every record of the subset is in, which its records do not name (sc, tc, dr, fl)."""
+    from pipeline.subsets import REGISTRY
+
+    spec = REGISTRY.get(subset)
+    return spec.language.value if spec is not None and spec.language is not None else ""
+
+
+def _family(features: dict[str, Any], question: str) -> str:
+    """A built script's family, a released script's fid, a repository; otherwise the program itself."""
+    if features.get("family") or features.get("fid"):
+        return str(features.get("family") or str(features["fid"]).removesuffix(".py"))
+    if features.get("repo") and "run_instruction" in features:  # a repository subset (rl)
         return str(features["repo"])
     return "program " + hashlib.sha256(question.encode()).hexdigest()[:8]
 
 
-def _category(subset: str, number: int | None, features: dict[str, Any]) -> str:
-    """The category number, with what divides a subset further: bg's bug types, cl's difficulty."""
-    if subset == "bg":
-        kinds = features.get("type")
+def _category(number: int | None, features: dict[str, Any]) -> str:
+    """The category number, or what divides a subset further: bug types (bg), difficulty (cl)."""
+    if "type" in features:
+        kinds = features["type"]
         return ", ".join(kinds) if isinstance(kinds, list) else str(kinds)
-    if subset == "cl" and "difficulty" in features:
+    if "difficulty" in features:
         return f"difficulty {features['difficulty']}"
     return str(number)
 

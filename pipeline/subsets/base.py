@@ -153,6 +153,9 @@ class SubsetSpec:
     # (examples/surge-cruxeval: a JSONL): (file, its location in reports) -> ReleasedRecords, and
     # QuarantinedRecords with file:line and reason. None: SURGE's dataset/<name>.json reader.
     read_records: RecordReader | None = None
+    # tc: instances are drawn to fill a mix of run-time bins, sizes from a calibration of each template
+    # (pipeline/build/spread.py, calibrate.py), and the build summary counts the spread against it.
+    time_bins: bool = False
 
     @property
     def released_category(self) -> int:

@@ -29,4 +29,5 @@ SPEC = SubsetSpec(
     plan_items=later("pipeline.build.plan", "plan_scripts"),
     build_batch=later("pipeline.build.manual", "build_timed_scripts"),
     template_folder="pipeline/templates/scripts/tc",
+    time_bins=True,
 )
