@@ -10,6 +10,7 @@ were dropped, some await review), each with by how much and why; 4 when a subset
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from pipeline.build import failures
@@ -65,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--compare-to",
+        type=Path,
         default=None,
         metavar="DATASET",
         help="a folder of SURGE-format files (SURGE's dataset/): print each built subset's families, "
@@ -172,11 +174,9 @@ def _compare(args: argparse.Namespace, names: list[str]) -> dict[str, Any] | Non
     """--compare-to: the built subsets beside the release's (pipeline/export/compare.py)."""
     if not args.compare_to or not names:
         return None
-    from pathlib import Path
-
     from pipeline.export.compare import compare_store
 
-    return compare_store(args.store, Path(args.compare_to), names)
+    return compare_store(args.store, args.compare_to, names)
 
 
 def _check_counts(args: argparse.Namespace) -> None:
