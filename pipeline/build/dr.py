@@ -3,8 +3,9 @@
 All 40 settings of a batch's snippets go to one sandbox, which compiles each (content-addressed compile
 cache) and runs identical binaries once (run memo), each run twice to see whether the output is stable.
 A snippet is dropped if any setting's output changes between repeats, or if every setting composes the
-same label; a kept snippet gives one row per distinct label, keyed by the first setting (in matrix order)
-that produced it, with ``dependencies`` = which of compiler, standard, optimisation changes the label.
+same label; a kept snippet gives one row per distinct label (at most two, drawn with the instance's seed,
+as SURGE's 200 rows come from 105 programs), keyed by the first setting (in matrix order) that produced
+it, with ``dependencies`` = which of compiler, standard, optimisation changes the label.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pipeline.records import (
 )
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
+from pipeline.templates import instance_rng
 from sandboxes.profiles import get_profile
 
 COMPILERS = ("g++", "clang++")
@@ -38,6 +40,7 @@ LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=10.0))
 # Probed first: a snippet unstable here is dropped without compiling its other 36 settings (the drop is
 # the same one the full matrix would make: any unstable setting drops the snippet).
 PROBE_KEYS = ("g++-C++03--O0", "clang++-C++17--O2", "g++-C++17--O3", "clang++-C++03--Os")
+ROWS_PER_PROGRAM = 2  # SURGE's release: 200 rows from 105 distinct programs
 
 
 def settings(keys: tuple[str, ...] = KEYS) -> list[ExecutionSetting]:
@@ -57,6 +60,17 @@ def dependencies(labels: dict[str, str]) -> list[bool]:
         for axis, keys in enumerate(neighbours):
             found[axis] |= any(labels.get(other, label) != label for other in keys)
     return found
+
+
+def chosen_labels(first_key: dict[str, str], seed: int, index: int) -> list[tuple[str, str]]:
+    """At most ROWS_PER_PROGRAM of a program's (label, key) pairs, drawn from the seeded instance rng, in
+    matrix order: SURGE's 200 rows come from 105 programs, and a snippet with five labels (one per
+    standard) would otherwise fill the subset with few programs."""
+    pairs = list(first_key.items())
+    if len(pairs) <= ROWS_PER_PROGRAM:
+        return pairs
+    picked = instance_rng(seed, "dr-labels", index).sample(range(len(pairs)), ROWS_PER_PROGRAM)
+    return [pairs[position] for position in sorted(picked)]
 
 
 def build_snippets(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
@@ -129,6 +143,6 @@ def judge(
             {"dependencies": depends, "key": key},
             run_ref(runs[key]),
         )
-        for label, key in first_key.items()
+        for label, key in chosen_labels(first_key, config.seed, item.index)
     ]
     return _outcome(config, item, "kept", "", tuple(r.row_id for r in made), run_ids), made

@@ -14,7 +14,13 @@ from pipeline.build.records import BuildConfig, BuildItem, plan_table
 from pipeline.errors import ConfigurationError
 from pipeline.records import LabelProtocol, Language, Program, ProgramFile, SourceItem, content_id
 from pipeline.store import Store
-from pipeline.templates import DR, ScriptTemplate, instance_rng, library_scripts
+from pipeline.templates import (
+    ScriptTemplate,
+    SnippetTemplate,
+    instance_rng,
+    library_scripts,
+    library_snippets,
+)
 
 
 def script_templates(config: BuildConfig) -> tuple[ScriptTemplate, ...]:
@@ -115,8 +121,25 @@ def _turn(
     return eligible[occurrence % len(eligible)]
 
 
-def snippet_item(config: BuildConfig, index: int) -> BuildItem:
-    template = DR[index % len(DR)]
+def snippet_templates(config: BuildConfig) -> tuple[SnippetTemplate, ...]:
+    """The library's dr snippets, or SURGE's own dr programs when --templates names the release."""
+    if config.templates == "library":
+        return library_snippets()
+    from pipeline.templates.snippet_files import released_snippets
+    from sources.surge_release import load_release
+
+    records, _ = load_release(Path(config.templates), {config.subset})
+    found = tuple(released_snippets(records))
+    if not found:
+        raise ConfigurationError(
+            f"no {config.subset} programs found in {config.templates}",
+            hint="pass SURGE's dataset/ folder (or sources/samples/surge-released), or --templates library",
+        )
+    return found
+
+
+def snippet_item(config: BuildConfig, templates: tuple[SnippetTemplate, ...], index: int) -> BuildItem:
+    template = templates[index % len(templates)]  # round robin, as for scripts
     text = template.render(instance_rng(config.seed, config.subset, index))
     program = Program(
         language=Language.CPP,
@@ -124,7 +147,9 @@ def snippet_item(config: BuildConfig, index: int) -> BuildItem:
         protocol=LabelProtocol.COMPILE_THEN_RUN,
         origin={"subset": config.subset, "template": template.name, "index": str(index)},
     )
-    return _item(config, index, template.name, template.note, "library", text, program)
+    # a library item names its file, as a script's fid does: the row's upstream path is template_folder/file
+    name = f"{template.name}.cpp" if template.origin == "library" else template.name
+    return _item(config, index, name, template.note, template.origin, text, program)
 
 
 def template_item(config: BuildConfig, index: int, name: str, program: Program, where: str) -> BuildItem:
@@ -234,8 +259,9 @@ def plan_scripts(config: BuildConfig, start: int, count: int) -> list[BuildItem]
 
 
 def plan_snippets(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
-    """dr: the library's C++ snippets, round robin, with sampled holes."""
-    return [snippet_item(config, index) for index in range(start, start + count)]
+    """dr: the library's C++ snippets (or SURGE's dr programs, --templates), round robin, holes sampled."""
+    snippets = snippet_templates(config)
+    return [snippet_item(config, snippets, index) for index in range(start, start + count)]
 
 
 def plan_upstream(config: BuildConfig, start: int, count: int) -> list[BuildItem]:

@@ -24,7 +24,9 @@ def script_question(program: Program) -> str:
 def upstream(item: BuildItem, seed: int) -> UpstreamRef:
     library = item.template_origin == "library"
     folder = subset_spec(item.subset).template_folder
-    path = f"{folder}/{item.template}" if library else f"fid:{item.template}"
+    # a library file, or a released template by its key in the release's file (a script's fid, a hash of a
+    # dr program)
+    path = f"{folder}/{item.template}" if library else f"{item.subset}.json:{item.template}"
     if library and not folder:  # a subset's own templates (pyver): its file says where, in the domain
         path = item.domain
     return UpstreamRef(

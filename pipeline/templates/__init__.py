@@ -1,9 +1,10 @@
-"""The template library for manual implementation (sc, tc, dr): see base.py and catalog.py."""
+"""The template library for manual implementation (sc, tc, dr): see base.py, catalog.py, snippet_files.py."""
 
 from __future__ import annotations
 
 from pipeline.templates.base import SCRIPTS_DIR, Script, ScriptTemplate, SnippetTemplate, instance_rng
-from pipeline.templates.catalog import DR, SC, TC
+from pipeline.templates.catalog import SC, TC
+from pipeline.templates.snippet_files import library_snippets
 
 
 def library_scripts(subset: str) -> tuple[ScriptTemplate, ...]:
@@ -22,11 +23,11 @@ def script_libraries() -> dict[str, tuple[ScriptTemplate, ...]]:
 
 
 __all__ = [
-    "DR",
     "Script",
     "ScriptTemplate",
     "SnippetTemplate",
     "instance_rng",
     "library_scripts",
+    "library_snippets",
     "script_libraries",
 ]

@@ -83,10 +83,12 @@ class SnippetTemplate:
 
     name: str
     holes: dict[str, ValueSampler]
-    note: str  # which setting dimension it is expected to expose (documentation only: the matrix decides)
+    note: str  # what makes its output depend on the toolchain (documentation: the matrix decides)
+    text: str = field(default="", compare=False)  # the snippet without its header lines
+    origin: str = "library"  # "library" (pipeline/templates/snippets) or "surge-release"
 
     def render(self, rng: random.Random) -> str:
-        text = (SNIPPETS_DIR / f"{self.name}.cpp").read_text(encoding="utf-8")
+        text = self.text
         for hole in sorted(self.holes):
             text = text.replace(f"@@{hole}@@", self.holes[hole](rng))
         return text

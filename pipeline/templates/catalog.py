@@ -1,4 +1,4 @@
-"""The template library shipped in the repository: sc and tc scripts and dr snippets, with their samplers.
+"""The template library shipped in the repository: sc and tc scripts and samplers (dr: snippet_files.py).
 
 A script belongs to the subset whose folder holds its file (scripts/<subset>/<fid>): the samplers here
 name no subset, and ``pipeline.templates.library_scripts(subset)`` pairs them with a subset's folder.
@@ -18,7 +18,6 @@ from pipeline.templates.base import (
     Scale,
     Script,
     SizedSampler,
-    SnippetTemplate,
     ValueSampler,
     choice,
     decimal,
@@ -336,19 +335,4 @@ TC: tuple[Script, ...] = (
         "string matching (DP)",
         Scale("length", 5, 20000, (300, 800, 1600, 3200), _seeded("length"), P, 300),
     ),
-)
-
-DR: tuple[SnippetTemplate, ...] = (
-    SnippetTemplate("signed_overflow", {"K": integer(1, 50), "J": integer(1, 50)}, "optimisation"),
-    SnippetTemplate("cplusplus_macro", {"D": choice("1", "100", "10000")}, "standard"),
-    SnippetTemplate("auto_brace_init", {"V": integer(1, 99)}, "standard"),
-    SnippetTemplate("out_of_bounds_read", {"A": integer(1, 9), "B": integer(1, 9), "I": integer(2, 3)}, "-O"),
-    SnippetTemplate("unsequenced_increment", {"V": integer(1, 20)}, "compiler"),
-    SnippetTemplate("nullptr_keyword", {"V": integer(1, 99)}, "standard"),
-    SnippetTemplate("register_keyword", {"V": integer(1, 99)}, "compiler and standard"),
-    SnippetTemplate("shift_past_width", {"S": integer(32, 40), "V": integer(1, 9)}, "optimisation"),
-    SnippetTemplate("pointer_value", {"V": integer(1, 99)}, "none: prints an address, dropped"),
-    SnippetTemplate("plain_sum", {"A": integer(1, 999), "B": integer(1, 999)}, "none: same everywhere"),
-    SnippetTemplate("constexpr_division", {"A": integer(1, 9)}, "compiler and standard"),
-    SnippetTemplate("float_excess_precision", {"N": integer(3, 30)}, "optimisation"),
 )

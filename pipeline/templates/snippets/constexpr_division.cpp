@@ -1,3 +1,5 @@
+// note: constexpr is no keyword in C++03, and g++ and clang++ word the division-by-zero error differently
+// holes: A=1..9
 #include <iostream>
 
 constexpr int divide(int a, int b) {

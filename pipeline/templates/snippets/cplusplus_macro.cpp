@@ -1,3 +1,5 @@
+// note: __cplusplus names the -std level
+// holes: D=1|100|10000
 #include <iostream>
 
 int main() {

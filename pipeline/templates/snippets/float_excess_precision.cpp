@@ -1,3 +1,5 @@
+// note: float sum compared with its double copy: folding at -O1 and up may differ from the -O0 run
+// holes: N=3..30
 #include <cstdio>
 
 int main() {

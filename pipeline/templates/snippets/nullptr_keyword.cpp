@@ -1,3 +1,5 @@
+// note: nullptr is no keyword in C++03: the two compilers word the error differently
+// holes: V=1..99
 #include <iostream>
 
 int main() {

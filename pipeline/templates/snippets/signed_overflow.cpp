@@ -1,3 +1,5 @@
+// note: signed overflow is undefined: -O1 and up fold `x + J > x` to true
+// holes: K=1..50 J=1..50
 #include <climits>
 #include <cstdio>
 

@@ -1,3 +1,5 @@
+// note: `i = i++ + ++i` is unsequenced: g++ and clang++ order the side effects differently (clang++ also warns)
+// holes: V=1..20
 #include <iostream>
 
 int main() {

@@ -1,6 +1,0 @@
-#include <cstdio>
-
-int main() {
-    std::printf("%d\n", @@A@@ + @@B@@);
-    return 0;
-}
