@@ -10,12 +10,11 @@ and ``metric`` (exact, edit_distance, ratcliff_obershelp) says how a prediction 
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError, model_validator
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
@@ -24,6 +23,7 @@ from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref
 from pipeline.dataset import DatasetRow, UpstreamRef
+from pipeline.errors import ConfigurationError, SourceError
 from pipeline.records import (
     Frozen,
     Limits,
@@ -37,10 +37,13 @@ from pipeline.store import Store
 from pipeline.subsets import subset_spec
 from sandboxes.languages import parse_language
 from sandboxes.profiles import get_profile
+from sources.base import Source
+from sources.git import checkout_source
 
 SAMPLE_MANIFEST = Path(__file__).parent / "repos" / "manifest.jsonl"
 MAX_FILE_BYTES = 256 * 1024  # a benchmark question is read by a model: larger files are not code to read
 LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=60.0))
+FULL_SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
 class RepoTask(Frozen):
@@ -56,28 +59,51 @@ class RepoTask(Frozen):
     task: str = ""
     base: str = Field(default="", description="the manifest's folder (filled in when read)")
 
+    @model_validator(mode="after")
+    def _pinned(self) -> RepoTask:
+        # a branch moves: the same manifest must give the same files on every machine
+        if is_remote(self.location) and not FULL_SHA.match(self.commit):
+            raise ValueError(f"{self.location}: a git location needs the full 40-hex commit it is pinned to")
+        return self
+
 
 def read_manifest(path: Path) -> list[tuple[RepoTask, str]]:
     """(task, input file) pairs: one item each, in manifest order."""
     pairs = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
             task = RepoTask.model_validate_json(line).model_copy(update={"base": str(path.parent.resolve())})
-            pairs += [(task, input_path) for input_path in task.inputs or ("",)]
+        except ValidationError as error:
+            reason = error.errors()[0]["msg"].removeprefix("Value error, ")
+            raise ConfigurationError(
+                f"{path}:{number}: not a repository line: {reason}",
+                hint="each line names name, location, language and run_instruction (docs/build.md, rl)",
+            ) from None
+        pairs += [(task, input_path) for input_path in task.inputs or ("",)]
     return pairs
 
 
-def checkout(task: RepoTask, folder: Path) -> Path:
-    """The repository's files at the pinned commit: a local folder as is, a git URL cloned and checked out."""
-    if "://" not in task.location and not task.location.startswith("git@"):
+def is_remote(location: str) -> bool:
+    return "://" in location or location.startswith("git@")
+
+
+def checkout(task: RepoTask, cache_root: Path) -> Path:
+    """The repository's files at its pinned commit: a local folder as is; a git URL pulled as every source
+    is (sources/git.py: gitpython, a cached checkout under ``cache_root/<name>``, the sha verified)."""
+    if not is_remote(task.location):
         return Path(task.base) / task.location
-    target = folder / "repo"
-    subprocess.run(["git", "clone", "--quiet", task.location, str(target)], check=True, capture_output=True)
-    if task.commit:
-        subprocess.run(
-            ["git", "-C", str(target), "checkout", "--quiet", task.commit], check=True, capture_output=True
-        )
-    return target
+    source = Source(
+        name=task.name,
+        url=task.location,
+        commit=task.commit,
+        licence="see the repository",
+        kind="git",
+        paths=("*",),  # the whole tree: a question packs every text file of the repository
+        read=lambda checkout, commit: iter(()),
+    )
+    return checkout_source(source, cache_root)[0]
 
 
 def repo_files(root: Path) -> list[ProgramFile]:
@@ -109,13 +135,12 @@ def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]
     for item in items:
         task = RepoTask.model_validate_json(item.source_item_json)
         input_path = item.domain
-        with tempfile.TemporaryDirectory() as folder:
-            try:
-                files = repo_files(checkout(task, Path(folder)))
-            except (subprocess.CalledProcessError, OSError) as error:
-                # a clone that failed says nothing of the program (the network, a moved URL): ours
-                ours.append(OurFailure(kind=Ours.FETCH_ERROR, index=item.index, detail=_fetch_detail(error)))
-                continue
+        try:
+            files = repo_files(checkout(task, store.root / "repositories"))
+        except (SourceError, OSError) as error:
+            # a clone that failed says nothing of the program (the network, a moved URL): ours
+            ours.append(OurFailure(kind=Ours.FETCH_ERROR, index=item.index, detail=str(error)))
+            continue
         if not files:
             outcomes.append(_outcome(config, item, "dropped", "no text files in the repository", (), ()))
             continue
@@ -138,13 +163,6 @@ def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]
     return outcomes, rows, ours
 
 
-def _fetch_detail(error: Exception) -> str:
-    if isinstance(error, subprocess.CalledProcessError):
-        stderr = error.stderr.decode(errors="replace") if isinstance(error.stderr, bytes) else error.stderr
-        return f"{' '.join(map(str, error.cmd[:4]))}: {(stderr or '').strip()[-200:]}"
-    return str(error)
-
-
 def _row(config, item, task, files, input_path, run) -> DatasetRow:  # type: ignore[no-untyped-def]
     spec = subset_spec(config.subset)
     return DatasetRow(
@@ -161,7 +179,7 @@ def _row(config, item, task, files, input_path, run) -> DatasetRow:  # type: ign
         },
         upstream=UpstreamRef(
             source="repository",
-            repo=task.location if "://" in task.location else f"pipeline/build/repos/{task.location}",
+            repo=task.location if is_remote(task.location) else f"pipeline/build/repos/{task.location}",
             commit=task.commit or item.template_digest,
             path=input_path,
             key=f"{task.name}:{input_path}",
