@@ -10,6 +10,7 @@ it, with ``dependencies`` = which of compiler, standard, optimisation changes th
 
 from __future__ import annotations
 
+import random
 from itertools import product
 
 from pipeline.build import failures
@@ -26,10 +27,10 @@ from pipeline.records import (
     PhaseLimits,
     RunRequest,
     RunResult,
+    content_id,
 )
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
-from pipeline.templates import instance_rng
 from sandboxes.profiles import get_profile
 
 COMPILERS = ("g++", "clang++")
@@ -62,15 +63,17 @@ def dependencies(labels: dict[str, str]) -> list[bool]:
     return found
 
 
-def chosen_labels(first_key: dict[str, str], seed: int, index: int) -> list[tuple[str, str]]:
-    """At most ROWS_PER_PROGRAM of a program's (label, key) pairs, drawn from the seeded instance rng, in
-    matrix order: SURGE's 200 rows come from 105 programs, and a snippet with five labels (one per
-    standard) would otherwise fill the subset with few programs."""
+def chosen_labels(first_key: dict[str, str], seed: int, draw: str, round_: int = 0) -> list[tuple[str, str]]:
+    """The (label, key) pairs a program's rows take: a seeded order of them, ROWS_PER_PROGRAM per round,
+    kept in matrix order. SURGE's 200 rows come from 105 programs, and a snippet with one label per
+    standard would otherwise fill the subset with few programs. A program without holes comes back
+    unchanged in later rounds of the round robin (SURGE's own, with --templates): each round takes the
+    next labels of the same order, so no two rows repeat one another."""
     pairs = list(first_key.items())
-    if len(pairs) <= ROWS_PER_PROGRAM:
-        return pairs
-    picked = instance_rng(seed, "dr-labels", index).sample(range(len(pairs)), ROWS_PER_PROGRAM)
-    return [pairs[position] for position in sorted(picked)]
+    order = list(range(len(pairs)))
+    random.Random(content_id("dr-labels", seed, draw)).shuffle(order)
+    chosen = order[round_ * ROWS_PER_PROGRAM : (round_ + 1) * ROWS_PER_PROGRAM]
+    return [pairs[position] for position in sorted(chosen)]
 
 
 def build_snippets(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
@@ -134,6 +137,12 @@ def judge(
     first_key: dict[str, str] = {}
     for key, label in labels.items():
         first_key.setdefault(label, key)
+    origin = item.program().origin
+    draw = item.template if "round" in origin else str(item.index)
+    picked = chosen_labels(first_key, config.seed, draw, int(origin.get("round", "0")))
+    if not picked:
+        reason = "every label already taken by an earlier instance of the same program"
+        return _outcome(config, item, "dropped", reason, (), run_ids), []
     made = [
         row(
             item,
@@ -143,6 +152,6 @@ def judge(
             {"dependencies": depends, "key": key},
             run_ref(runs[key]),
         )
-        for label, key in chosen_labels(first_key, config.seed, item.index)
+        for label, key in picked
     ]
     return _outcome(config, item, "kept", "", tuple(r.row_id for r in made), run_ids), made

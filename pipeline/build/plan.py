@@ -145,7 +145,9 @@ def snippet_item(config: BuildConfig, templates: tuple[SnippetTemplate, ...], in
         language=Language.CPP,
         files=(ProgramFile(path="test.cpp", content=text),),
         protocol=LabelProtocol.COMPILE_THEN_RUN,
-        origin={"subset": config.subset, "template": template.name, "index": str(index)},
+        origin={"subset": config.subset, "template": template.name, "index": str(index)}
+        # a snippet without holes (SURGE's own) repeats unchanged: its round says which labels are left
+        | ({} if template.holes else {"round": str(index // len(templates))}),
     )
     # a library item names its file, as a script's fid does: the row's upstream path is template_folder/file
     name = f"{template.name}.cpp" if template.origin == "library" else template.name

@@ -66,14 +66,28 @@ def test_templates_path_plans_surge_s_programs_round_robin(samples) -> None:
 
 def test_a_program_gives_at_most_two_rows_drawn_by_seed_in_matrix_order() -> None:
     labels = {f"label {k}": key for k, key in enumerate(dr.KEYS[:5])}
-    chosen = dr.chosen_labels(labels, seed=7, index=4)
+    chosen = dr.chosen_labels(labels, 7, "4")
     assert len(chosen) == dr.ROWS_PER_PROGRAM == 2
-    assert chosen == dr.chosen_labels(labels, seed=7, index=4)
+    assert chosen == dr.chosen_labels(labels, 7, "4")
     assert [dr.KEYS.index(key) for _, key in chosen] == sorted(dr.KEYS.index(key) for _, key in chosen)
-    picks = {tuple(dr.chosen_labels(labels, seed=7, index=i)) for i in range(20)}
-    assert len(picks) > 1  # not always the first two
+    assert len({tuple(dr.chosen_labels(labels, 7, str(i))) for i in range(20)}) > 1  # not always the first
     two = dict(list(labels.items())[:2])
-    assert dr.chosen_labels(two, seed=7, index=4) == list(two.items())
+    assert dr.chosen_labels(two, 7, "4") == list(two.items())
+
+
+def test_later_rounds_of_a_program_without_holes_take_the_labels_left() -> None:
+    labels = {f"label {k}": key for k, key in enumerate(dr.KEYS[:5])}
+    rounds = [dr.chosen_labels(labels, 7, "surge-dr-x", r) for r in range(4)]
+    assert [len(r) for r in rounds] == [2, 2, 1, 0]
+    assert sorted(pair for r in rounds for pair in r) == sorted(labels.items())
+
+
+def test_a_program_without_holes_knows_its_round(samples) -> None:
+    config = BuildConfig(subset="dr", seed=3, templates=str(samples / "surge-released"))
+    rounds = [item.program().origin.get("round") for item in plan_items(config, 0, 7)]
+    assert rounds == ["0", "0", "0", "1", "1", "1", "2"]
+    library = plan_items(BuildConfig(subset="dr", seed=3), 0, 2)
+    assert all("round" not in item.program().origin for item in library)
 
 
 def test_controls_are_test_data_not_library_programs() -> None:
