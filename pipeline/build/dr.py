@@ -3,9 +3,10 @@
 All 40 settings of a batch's snippets go to one sandbox, which compiles each (content-addressed compile
 cache) and runs identical binaries once (run memo), each run twice to see whether the output is stable.
 A snippet is dropped if any setting's output changes between repeats, or if every setting composes the
-same label; a kept snippet gives one row per distinct label (at most two, drawn with the instance's seed,
-as SURGE's 200 rows come from 105 programs), keyed by the first setting (in matrix order) that produced
-it, with ``dependencies`` = which of compiler, standard, optimisation changes the label.
+same label; a kept snippet gives one row per distinct label (at most two, one for about a tenth of them,
+drawn with the instance's seed, as SURGE's 200 rows come from 105 programs), keyed by the first setting
+(in matrix order) that produced it, with ``dependencies`` = which of compiler, standard, optimisation
+changes the label.
 """
 
 from __future__ import annotations
@@ -41,7 +42,10 @@ LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=10.0))
 # Probed first: a snippet unstable here is dropped without compiling its other 36 settings (the drop is
 # the same one the full matrix would make: any unstable setting drops the snippet).
 PROBE_KEYS = ("g++-C++03--O0", "clang++-C++17--O2", "g++-C++17--O3", "clang++-C++03--Os")
-ROWS_PER_PROGRAM = 2  # SURGE's release: 200 rows from 105 distinct programs
+# SURGE's release: 200 rows from 105 distinct programs, 1.9 a program: two rows, or one for about one
+# program in ten
+ROWS_PER_PROGRAM = 2
+ONE_ROW_SHARE = 0.1
 
 
 def settings(keys: tuple[str, ...] = KEYS) -> list[ExecutionSetting]:
@@ -64,15 +68,17 @@ def dependencies(labels: dict[str, str]) -> list[bool]:
 
 
 def chosen_labels(first_key: dict[str, str], seed: int, draw: str, round_: int = 0) -> list[tuple[str, str]]:
-    """The (label, key) pairs a program's rows take: a seeded order of them, ROWS_PER_PROGRAM per round,
-    kept in matrix order. SURGE's 200 rows come from 105 programs, and a snippet with one label per
-    standard would otherwise fill the subset with few programs. A program without holes comes back
-    unchanged in later rounds of the round robin (SURGE's own, with --templates): each round takes the
-    next labels of the same order, so no two rows repeat one another."""
+    """The (label, key) pairs a program's rows take: a seeded order of them, ROWS_PER_PROGRAM per round
+    (one for a seeded ONE_ROW_SHARE of programs), kept in matrix order. SURGE's 200 rows come from 105
+    programs, and a snippet with one label per standard would otherwise fill the subset with few programs.
+    A program without holes comes back unchanged in later rounds of the round robin (SURGE's own, with
+    --templates): each round takes the next labels of the same order, so no two rows repeat one another."""
     pairs = list(first_key.items())
     order = list(range(len(pairs)))
-    random.Random(content_id("dr-labels", seed, draw)).shuffle(order)
-    chosen = order[round_ * ROWS_PER_PROGRAM : (round_ + 1) * ROWS_PER_PROGRAM]
+    draws = random.Random(content_id("dr-labels", seed, draw))
+    draws.shuffle(order)
+    width = 1 if draws.random() < ONE_ROW_SHARE else ROWS_PER_PROGRAM
+    chosen = order[round_ * ROWS_PER_PROGRAM : round_ * ROWS_PER_PROGRAM + width]
     return [pairs[position] for position in sorted(chosen)]
 
 
