@@ -56,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--templates",
         default="library",
-        help="sc/tc templates: 'library' (pipeline/templates) or SURGE's dataset/ folder (scripts by fid)",
+        help="sc/tc/dr templates: 'library' (pipeline/templates) or SURGE's dataset/ folder (its scripts by "
+        "fid, its dr programs)",
     )
     parser.add_argument(
         "--time-mix",
