@@ -9,10 +9,13 @@ import pytest
 from pipeline.build import dr
 from pipeline.build.plan import plan_items, snippet_templates
 from pipeline.build.records import BuildConfig
+from pipeline.build.rows import upstream
+from pipeline.subsets import subset_spec
 from pipeline.templates import instance_rng, library_snippets
 from pipeline.templates.snippet_files import parse_snippet, released_snippets
 from sources.surge_release import load_release
 
+ROOT = Path(__file__).parents[2]
 CONTROLS = Path(__file__).parent / "snippets"  # programs the dr filters must drop
 
 
@@ -95,3 +98,11 @@ def test_controls_are_test_data_not_library_programs() -> None:
     names = {s.name for s in library_snippets()}
     controls = {s.name for s in library_snippets(CONTROLS)}
     assert controls == {"plain_sum", "pointer_value"} and not controls & names
+
+
+def test_a_row_names_its_snippet_file_under_the_spec_s_folder_or_the_released_program(samples) -> None:
+    library = plan_items(BuildConfig(subset="dr", seed=3), 0, 1)[0]
+    path = upstream(library, 3).path
+    assert path == f"{subset_spec('dr').template_folder}/{library.template}" and (ROOT / path).is_file()
+    released = plan_items(BuildConfig(subset="dr", seed=3, templates=str(samples / "surge-released")), 0, 1)
+    assert upstream(released[0], 3).path == f"dr.json:{released[0].template}"
