@@ -20,6 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from flows.runtime import configure_prefect  # noqa: E402
+
+configure_prefect()  # before Prefect is imported, as a command's engine does
+
 from flows.build_subset import run_build  # noqa: E402
 from pipeline.build import dr, steps  # noqa: E402
 from pipeline.build.plan import plan_items  # noqa: E402

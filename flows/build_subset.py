@@ -15,18 +15,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+
+from flows.engine import using_engine
 from flows.naming import job_tags, summary_markdown
-from flows.runtime import FailedWithSummary, engine, load_prefect, publish_summary, summary_of, task_runner
-
-load_prefect()
-
-from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
-from prefect.cache_policies import NO_CACHE  # noqa: E402
-
-from pipeline.build import steps  # noqa: E402
-from pipeline.build.records import BuildConfig  # noqa: E402
-from pipeline.store import Store  # noqa: E402
-from pipeline.subsets import subset_spec  # noqa: E402
+from flows.runtime import FailedWithSummary, publish_summary, summary_of, task_runner
+from pipeline.build import steps
+from pipeline.build.records import BuildConfig
+from pipeline.store import Store
+from pipeline.subsets import subset_spec
 
 MAX_CANDIDATES_PER_ROW = 4  # give up on a template set that keeps fewer than one row in four items
 
@@ -153,6 +151,6 @@ def run_build(config: BuildConfig, store_root: Path, n: int) -> dict[str, Any]:
         task_runner=task_runner(1), flow_run_name=flow_run_name(config, n)
     )
     tagged = job_tags("build", subsets=[config.subset], profiles=[config.profile])
-    with engine(tagged):
+    with using_engine() as engine, engine.connected(tagged):
         state = one_at_a_time(str(store_root), config, n, return_state=True)
     return summary_of(state)

@@ -7,10 +7,19 @@ land inside the first batch every worker runs, on the job's clock. The scheduler
 graph it is sent (``Scheduler.update_graph``), and a surge graph holds Prefect's task engine and our
 batch task: without the preload its first job paid ~4 CPU-s of those imports on the cluster's cores
 (py-spy on the scheduler), and a scheduler that cannot import them fails the job.
+
+Dask calls ``dask_setup`` as the scheduler or worker starts: Prefect is configured as a command's
+engine configures it, then imported once, without the cyclic collector.
 """
 
 from __future__ import annotations
 
-import flows.run_programs  # noqa: F401  (Prefect and the batch task; configures Prefect first)
-import sandboxes.backends.bwrap  # noqa: F401
-import sandboxes.lean.router  # noqa: F401
+from flows.runtime import collector_paused, configure_prefect
+
+
+def dask_setup(service: object) -> None:
+    configure_prefect()
+    with collector_paused():
+        import flows.run_programs  # noqa: F401  (Prefect and the batch task)
+        import sandboxes.backends.bwrap  # noqa: F401
+        import sandboxes.lean.router  # noqa: F401

@@ -3,7 +3,7 @@
 The API server takes seconds to come up (its imports alone are ~5 CPU-s on a 2-core machine), and until
 then no task can start: a job would leave every core idle for that long. So ``HeadStart`` runs the plan's
 batches in plan order, one per thread, with the same engine-free code a task calls
-(``pipeline.batches.execute_batch``), until the flow's body begins (``stop_head_starts``): the API has
+(``pipeline.batches.execute_batch``), until the flow's body begins (``Engine.stop_head_start``): the API has
 answered and the flow run exists, which took ~1 s of the API's first requests after its health check.
 Every batch is still exactly one Prefect task run with its real outcome, and none runs twice:
 
@@ -12,9 +12,12 @@ Every batch is still exactly one Prefect task run with its real outcome, and non
   awaited in the task's slot, every other batch runs in its task as usual.
 - On Dask (``ClusterHeadStart``): one thread per worker thread of the cluster submits a batch to the
   cluster and waits for it. A task there runs in another process, where no claim can reach it, so the
-  flow claims instead (``claim_taken_by_cluster``): it submits the batches nobody took first (Dask queues them
+  flow claims instead (``claim_taken``): it submits the batches nobody took first (Dask queues them
   behind the running ones, so no core runs two batches), then, as each taken batch ends, its task with the
   head start's counts as a parameter (a batch the head start could not finish runs in its task again).
+
+A head start belongs to the command's engine (flows/engine.py: ``Engine.head_start``), which tasks of
+this process reach through the context the engine sets; nothing here is module state.
 
 Nothing here imports Prefect: the head start begins before the command pays for that import.
 """
@@ -26,39 +29,13 @@ import uuid
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, as_completed
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.batches import BatchCounts, execute_batch
 
-# batch id -> the head start's outcome for it, claimed once: by its task (here) or by the flow (Dask)
-_claims: dict[str, Future[BatchCounts]] = {}
-_flow_claims: dict[str, Future[BatchCounts]] = {}
-_claims_lock = threading.Lock()
-_active: list[HeadStart] = []  # this process's head starts, until closed
-
-
-def stop_head_starts() -> None:
-    """What the flow calls as its body begins: no head start takes another batch; from here on the
-    flow's tasks run every batch or claim it."""
-    with _claims_lock:
-        running = list(_active)
-    for started in running:
-        started.stop()
-
-
-def claim(batch_id: str) -> Future[BatchCounts] | None:
-    """The head start's outcome for this batch, once; None when the task must run the batch itself."""
-    with _claims_lock:
-        return _claims.pop(batch_id, None)
-
-
-def claim_taken_by_cluster(batch_ids: list[str]) -> dict[str, Future[BatchCounts]]:
-    """For the flow, on Dask: the outcomes of the batches a cluster head start took, once (call after it
-    stopped taking batches)."""
-    with _claims_lock:
-        return {b: _flow_claims.pop(b) for b in batch_ids if b in _flow_claims}
+if TYPE_CHECKING:
+    from flows.engine import Engine
 
 
 def as_they_end(outcomes: dict[str, Future[BatchCounts]]) -> Iterator[tuple[str, dict[str, Any] | None]]:
@@ -70,25 +47,34 @@ def as_they_end(outcomes: dict[str, Future[BatchCounts]]) -> Iterator[tuple[str,
 
 
 class HeadStart:
-    claims = _claims  # who claims this head start's outcomes: the tasks
+    """``workers`` threads of this process run the plan's batches in order until stopped; each outcome
+    waits for its batch's task to claim it (``claim``), once."""
 
     def __init__(
-        self, store_root: Path | str, plan_id: str, batch_ids: list[str], unsafe: bool, workers: int
+        self,
+        engine: Engine,
+        store_root: Path | str,
+        plan_id: str,
+        batch_ids: list[str],
+        unsafe: bool,
+        workers: int,
     ) -> None:
+        self.engine = engine
         self.store_root = str(store_root)
         self.plan_id = plan_id
         self.unsafe = unsafe
         self.pending = deque(batch_ids)
         self.stopped = False
         self.started: list[str] = []
+        # batch id -> the outcome of a batch taken, until claimed (by its task here, by the flow on Dask)
+        self.outcomes: dict[str, Future[BatchCounts]] = {}
+        self.lock = threading.Lock()
         self.threads = [threading.Thread(target=self.work, name=f"head-start-{n}") for n in range(workers)]
-        with _claims_lock:
-            _active.append(self)
         for thread in self.threads:
             thread.start()
 
     def execute(self, batch_id: str) -> BatchCounts:
-        return execute_batch(self.store_root, self.plan_id, batch_id, self.unsafe)
+        return self.engine.run_batch(self.store_root, self.plan_id, batch_id, self.unsafe)
 
     def work(self) -> None:
         while (taken := self.take()) is not None:
@@ -101,21 +87,32 @@ class HeadStart:
     def take(self) -> tuple[str, Future[BatchCounts]] | None:
         """The next batch and its outcome, registered for its claim (which may come at once); None once
         stopped or done."""
-        with _claims_lock:
+        with self.lock:
             if self.stopped or not self.pending:
                 return None
             batch_id = self.pending.popleft()
             outcome: Future[BatchCounts] = Future()
             outcome.set_running_or_notify_cancel()
-            self.claims[batch_id] = outcome
+            self.outcomes[batch_id] = outcome
             self.started.append(batch_id)
             return batch_id, outcome
+
+    def claim(self, batch_id: str) -> Future[BatchCounts] | None:
+        """For a task of this process: the outcome of its batch, once; None when the task must run the
+        batch itself."""
+        with self.lock:
+            return self.outcomes.pop(batch_id, None)
+
+    def claim_taken(self, batch_ids: list[str]) -> dict[str, Future[BatchCounts]]:
+        """For the flow: the outcomes of the batches a cluster head start took (none here: tasks of this
+        process claim their own)."""
+        return {}
 
     def finished(self) -> tuple[BatchCounts, int]:
         """The counts of the batches it finished and stored, and how many those are (for a job whose
         engine never came up; call after ``close``)."""
-        with _claims_lock:
-            outcomes = [self.claims[batch_id] for batch_id in self.started if batch_id in self.claims]
+        with self.lock:
+            outcomes = [self.outcomes[batch_id] for batch_id in self.started if batch_id in self.outcomes]
         stored = [outcome.result() for outcome in outcomes if outcome.exception() is None]
         total = BatchCounts()
         for counts in stored:
@@ -124,7 +121,7 @@ class HeadStart:
 
     def stop(self) -> None:
         """Take no new batch; those running finish and wait for their claims."""
-        with _claims_lock:
+        with self.lock:
             self.stopped = True
 
     def close(self) -> None:
@@ -132,24 +129,25 @@ class HeadStart:
         self.stop()
         for thread in self.threads:
             thread.join()
-        with _claims_lock:
-            if self in _active:
-                _active.remove(self)
 
     def forget(self) -> None:
         """Drop the outcomes nobody claimed (a job that ended early)."""
-        with _claims_lock:
-            for batch_id in self.started:
-                self.claims.pop(batch_id, None)
+        with self.lock:
+            self.outcomes.clear()
 
 
 class ClusterHeadStart(HeadStart):
-    """The head start on a Dask cluster: each thread keeps one batch running on the workers."""
-
-    claims = _flow_claims  # a task on a worker cannot reach this process: the flow claims them
+    """The head start on a Dask cluster: each thread keeps one batch running on the workers. A task on a
+    worker cannot reach this process: the flow claims the outcomes (``claim_taken``)."""
 
     def __init__(
-        self, store_root: Path | str, plan_id: str, batch_ids: list[str], unsafe: bool, address: str
+        self,
+        engine: Engine,
+        store_root: Path | str,
+        plan_id: str,
+        batch_ids: list[str],
+        unsafe: bool,
+        address: str,
     ) -> None:
         from distributed import Client
 
@@ -163,7 +161,7 @@ class ClusterHeadStart(HeadStart):
                 hint="check the scheduler (`dask scheduler`, docs/scale-out.md) or drop --dask-address",
             ) from None
         threads = sum(self.client.nthreads().values())
-        super().__init__(store_root, plan_id, batch_ids, unsafe, max(1, threads))
+        super().__init__(engine, store_root, plan_id, batch_ids, unsafe, max(1, threads))
 
     def execute(self, batch_id: str) -> BatchCounts:
         # A key of its own: no result of an earlier command for this batch is served from the scheduler.
@@ -173,30 +171,13 @@ class ClusterHeadStart(HeadStart):
         )
         return future.result()
 
+    def claim(self, batch_id: str) -> Future[BatchCounts] | None:
+        return None
+
+    def claim_taken(self, batch_ids: list[str]) -> dict[str, Future[BatchCounts]]:
+        with self.lock:
+            return {b: self.outcomes.pop(b) for b in batch_ids if b in self.outcomes}
+
     def close(self) -> None:
         super().close()
         self.client.close()
-
-
-@contextmanager
-def head_start(
-    store_root: Path | str,
-    plan_id: str,
-    batch_ids: list[str],
-    unsafe: bool,
-    workers: int,
-    dask_address: str | None = None,
-) -> Iterator[HeadStart | None]:
-    """Run batches until the flow calls ``stop()``; always closed, also on an interrupt."""
-    if not batch_ids:
-        yield None
-        return
-    if dask_address:
-        started: HeadStart = ClusterHeadStart(store_root, plan_id, batch_ids, unsafe, dask_address)
-    else:
-        started = HeadStart(store_root, plan_id, batch_ids, unsafe, workers)
-    try:
-        yield started
-    finally:
-        started.close()
-        started.forget()

@@ -10,19 +10,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+
+from flows.engine import using_engine
 from flows.naming import job_tags, named, summary_markdown
-from flows.runtime import FailedWithSummary, engine, load_prefect, publish_summary, summary_of, task_runner
-
-load_prefect()
-
-from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
-from prefect.cache_policies import NO_CACHE  # noqa: E402
-
-from pipeline.errors import SurgeError  # noqa: E402
-from pipeline.store import Store  # noqa: E402
-from sources.git import PullOutcome, pull_source  # noqa: E402
-from sources.registry import get_source  # noqa: E402
-from sources.store import write_outcome  # noqa: E402
+from flows.runtime import FailedWithSummary, publish_summary, summary_of, task_runner
+from pipeline.errors import SurgeError
+from pipeline.store import Store
+from sources.git import PullOutcome, pull_source
+from sources.registry import get_source
+from sources.store import write_outcome
 
 QUARANTINE_SHOWN = 20  # per source in the summary; all of them are in the quarantine table
 
@@ -100,6 +98,6 @@ def pull_flow(
         task_runner=task_runner(workers), flow_run_name=f"pull {named(tuple(names), 'sources')}"
     )
     # Failed sources reach the user as one line each with their fix, from the CLI, not as tracebacks.
-    with engine(job_tags("pull")):
+    with using_engine() as engine, engine.connected(job_tags("pull")):
         state = flow_with_pool(names, str(cache_root), str(store_root), mirrors, commits, return_state=True)
     return summary_of(state)

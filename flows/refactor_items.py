@@ -15,18 +15,16 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from flows.runtime import load_prefect, prefect_api, task_runner
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
 
-load_prefect()
-
-from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
-from prefect.cache_policies import NO_CACHE  # noqa: E402
-from prefect.futures import as_completed  # noqa: E402
-
-from pipeline.llm import LLMClient, LLMSettings  # noqa: E402
-from pipeline.records import SourceItem, content_id  # noqa: E402
-from pipeline.refactor.outcome import Outcome  # noqa: E402
-from pipeline.review.queue import ReviewQueue  # noqa: E402
+from flows.engine import using_engine
+from flows.runtime import task_runner
+from pipeline.llm import LLMClient, LLMSettings
+from pipeline.records import SourceItem, content_id
+from pipeline.refactor.outcome import Outcome
+from pipeline.review.queue import ReviewQueue
 
 
 def write_work_file(items: list[SourceItem], folder: Path) -> Path:
@@ -124,7 +122,7 @@ def refactor_flow(
 ) -> dict[str, object]:
     work = write_work_file(items, db.parent / "work")
     flow_with_pool = refactor_items.with_options(task_runner=task_runner(workers))
-    with prefect_api():
+    with using_engine() as engine, engine.connected():
         return flow_with_pool(
             str(work), len(items), str(db), settings, backend, unsafe, batch_size, max_rounds, method
         )

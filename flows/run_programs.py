@@ -14,20 +14,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
+
+from flows.engine import Engine, current_engine, engine_here
+from flows.head_start import as_they_end
 from flows.naming import JobLabel, summary_markdown
-from flows.runtime import engine, load_prefect, publish_summary, task_runner, wait_for_task_runs
-
-load_prefect()
-
-from prefect import flow, task  # noqa: E402  (settings must be in the environment first)
-from prefect.cache_policies import NO_CACHE  # noqa: E402
-from prefect.futures import as_completed  # noqa: E402
-
-from flows.head_start import as_they_end, claim, claim_taken_by_cluster, stop_head_starts  # noqa: E402
-from flows.progress import Progress  # noqa: E402
-from pipeline.batches import BatchCounts, BatchFailed, rows_heard  # noqa: E402
-from pipeline.batches import execute_batch as execute_planned_batch  # noqa: E402
-from pipeline.store import Store  # noqa: E402
+from flows.progress import Progress
+from flows.runtime import publish_summary, task_runner, wait_for_task_runs
+from pipeline.batches import BatchCounts, BatchFailed
+from pipeline.batches import execute_batch as execute_planned_batch
+from pipeline.store import Store
 
 RETRIES = 2
 RETRY_DELAY_S = 2
@@ -77,13 +75,14 @@ def execute_batch(
     rides as a task input on every event of the task run.
 
     A batch the head start took (flows/head_start.py) is not run again: its outcome is this task's, claimed
-    here, or on Dask given by the flow as ``head_start`` (the batch's counts)."""
+    here from the command's engine, or on Dask (no engine there) given by the flow as ``head_start``."""
     if head_start is not None:
         return head_start
-    early = claim(batch_id)
-    counts = (
-        early.result() if early is not None else execute_planned_batch(store_root, plan_id, batch_id, unsafe)
-    )
+    engine = engine_here()
+    if engine is None:  # a Dask worker: no head start, no slots; its rows count as the batch ends
+        return execute_planned_batch(store_root, plan_id, batch_id, unsafe).model_dump()
+    early = engine.claim(batch_id)
+    counts = early.result() if early is not None else engine.run_batch(store_root, plan_id, batch_id, unsafe)
     return counts.model_dump()
 
 
@@ -95,10 +94,11 @@ def failure_of(error: BaseException) -> tuple[str, str]:
 
 @flow(name="surge-run", log_prints=False)
 def run_plan(store_root: str, plan_id: str, unsafe: bool, job: JobLabel) -> dict[str, Any]:
-    stop_head_starts()  # before any claim: a batch is the head start's or its task's, never both
+    engine = current_engine()
+    engine.stop_head_start()  # before any claim: a batch is the head start's or its task's, never both
     store = Store(Path(store_root))
     batch_sizes = store.plan_batches(plan_id)
-    on_cluster = claim_taken_by_cluster(list(batch_sizes))
+    on_cluster = engine.claim_taken(list(batch_sizes))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
     # The task run's name: its place in the plan, the subsets.
@@ -106,7 +106,7 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, job: JobLabel) -> dict
 
     progress = Progress(job.command, len(batch_sizes), sum(batch_sizes.values()))
     # rows_heard: this process's batches, as their rows are stored
-    with progress, rows_heard(progress.rows_stored):
+    with progress, engine.rows_heard(progress.rows_stored):
         batch_of = {
             execute_batch.submit(store_root, plan_id, b, unsafe, title=title[b]): b
             for b in batch_sizes
@@ -149,6 +149,7 @@ def publish_job_summary(job: JobLabel, summary: dict[str, Any], failures: list[t
 
 
 def run_job(
+    engine: Engine,
     store_root: Path,
     plan_id: str,
     batches: int,
@@ -159,13 +160,13 @@ def run_job(
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """Run a plan; returns (counts, failures as (reason, fix)). Never raises for a failed batch.
 
-    A head start (flows/head_start.py) may be running the plan's batches meanwhile: the flow stops it as
-    its body begins, and its batches are claimed by their tasks."""
+    The engine's head start (flows/head_start.py) may be running the plan's batches meanwhile: the flow
+    stops it as its body begins, and its batches are claimed by their tasks."""
     label = name if isinstance(name, JobLabel) else JobLabel(command=name.removeprefix("surge-"))
     runner = task_runner(workers, dask_address)
     job = run_plan.with_options(name=label.flow_name, flow_run_name=label.flow_run_name(), task_runner=runner)
     # Failures reach the user as one line each, from the CLI, not as tracebacks.
-    with engine(label.tags()):
+    with engine.connected(label.tags()):
         state = job(str(store_root), plan_id, unsafe, label, return_state=True)
         wait_for_task_runs(state.state_details.flow_run_id, batches)
     if state.is_completed():

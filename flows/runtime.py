@@ -1,18 +1,17 @@
-"""How every surge flow runs Prefect: quiet, local, bounded.
+"""How every surge flow runs Prefect: quiet, local, bounded (the pieces flows/engine.py's ``Engine`` uses).
 
-Call ``configure_prefect()`` before importing ``prefect`` anywhere (settings are read at import; a flows
-module calls ``load_prefect()``, which also imports the engine without the cyclic collector):
-PREFECT_HOME is a per-user state folder (``default_prefect_home``), telemetry is off, and with no
-PREFECT_API_URL set, ``prefect_api()`` starts the app Prefect's ephemeral mode serves as a
-subprocess (flows/api_server.py; no server to start by hand; ~5 s here, overlapped with the command's
-planning). Tasks take batches, never single programs: a task run costs ~6 ms and ~4 KB of events, and
-the default thread pool is unbounded, so ``task_runner()`` caps it. With a Dask scheduler address the batches
-run on that cluster instead (prefect-dask).
+``configure_prefect()`` runs before Prefect is imported (Prefect reads its settings as it is imported;
+the engine calls it as it opens, nothing calls it on import): PREFECT_HOME is a per-user state folder
+(``default_prefect_home``), telemetry is off, and with no PREFECT_API_URL set, ``Engine.start_api()``
+starts the app Prefect's ephemeral mode serves as a subprocess (``LocalApi``, flows/api_server.py; no
+server to start by hand; ~5 s here, overlapped with the command's planning). Tasks take batches, never
+single programs: a task run costs ~6 ms and ~4 KB of events, and the default thread pool is unbounded,
+so ``task_runner()`` caps it. With a Dask scheduler address the batches run on that cluster instead
+(prefect-dask).
 """
 
 from __future__ import annotations
 
-import atexit
 import gc
 import logging
 import os
@@ -101,7 +100,7 @@ def honour_user_profile() -> None:
 
     Prefect finds its profiles at ``$PREFECT_HOME/profiles.toml`` (``~/.prefect`` by default); moving the
     home made a user's profile, and the server it names, invisible. Its file stays Prefect's profiles
-    file, and its PREFECT_API_URL is exported, so ``prestart_api`` uses that server rather than starting
+    file, and its PREFECT_API_URL is exported, so ``Engine.start_api`` uses that server rather than starting
     one (the environment still wins over the profile, as in Prefect)."""
     home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
     profiles = Path(os.environ.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser()
@@ -149,22 +148,12 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_prefect() -> None:
-    """What every flows module calls before it imports Prefect: the settings (``configure_prefect``), then
-    Prefect's flow and task engines, imported once per process without the cyclic collector."""
-    configure_prefect()
-    with collector_paused():
-        import fastapi.encoders  # noqa: F401  (a flow run's creation serializes its parameters with it)
-        import prefect.flows  # noqa: F401  (the flow and task engines, their futures and cache policies)
-
-
 def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
 def task_runner(max_workers: int | None = None, dask_address: str | None = None):  # -> a TaskRunner
     """A bounded thread pool here, or prefect-dask's runner on an existing Dask scheduler."""
-    configure_prefect()
     if dask_address:
         from prefect_dask import DaskTaskRunner
 
@@ -201,7 +190,6 @@ class LocalApi:
                 env={**os.environ, "PREFECT_UI_ENABLED": "0"},
                 stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, preexec_fn=die_with_parent,
             )  # fmt: skip
-        atexit.register(self.stop, wait=False)
 
     def wait_ready(self, timeout_s: float) -> None:
         """Block until the server answers its health check; a server that died or never answers is ours."""
@@ -241,60 +229,11 @@ class LocalApi:
 
 def die_with_parent() -> None:
     """In the child before exec: the kernel sends SIGTERM when the thread that started it ends, which is
-    the command's main thread (prestart_api and prefect_api run there), so when the command dies."""
+    the command's main thread (the engine starts it there), so when the command dies."""
     import ctypes
 
     PR_SET_PDEATHSIG = 1
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
-_local_api: list[LocalApi] = []
-
-
-def prestart_api() -> None:
-    """Start this command's Prefect API now, in the background, unless PREFECT_API_URL names one."""
-    configure_prefect()
-    if _local_api or os.environ.get("PREFECT_API_URL"):
-        return
-    _local_api.append(LocalApi())
-
-
-@contextmanager
-def prefect_api() -> Iterator[None]:
-    """Run the flows inside with this command's API: PREFECT_API_URL's server if set, else the local one
-    (started now if no one prestarted it). Its URL also reaches Dask workers in the settings Prefect sends
-    with each task, so a local cluster records its task runs in the command's database.
-
-    Flow-run heartbeats are off unless the environment sets their frequency: they serve automations that
-    mark silent flows crashed, which a per-command API never runs, and their thread, sleeping in one-second
-    steps, held every flow's end for up to a second (0.4 s on average, measured)."""
-    prestart_api()
-    import httpx
-    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
-
-    from pipeline.errors import EngineUnavailable
-
-    updates: dict[Any, Any] = {}
-    if not HEARTBEAT_VARIABLES & os.environ.keys():
-        updates[PREFECT_FLOWS_HEARTBEAT_FREQUENCY] = None
-    if _local_api:
-        api = _local_api[0]
-        api.wait_ready(float(os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"]))
-        updates[PREFECT_API_URL] = api.url
-    else:
-        check_api(os.environ["PREFECT_API_URL"])
-    quiet_senders()
-    with temporary_settings(updates):
-        try:
-            yield
-        except httpx.TransportError as error:  # the server went away during the work: ours, one line
-            raise EngineUnavailable(
-                f"Prefect's API at {PREFECT_API_URL.value()} stopped answering: {error}",
-                hint="run the command again (finished rows are kept); if you run the server, check it is up",
-            ) from None
-        finally:
-            send_queued_logs()
-            send_queued_events()
 
 
 SEND_AT_END_TIMEOUT_S = 5.0
@@ -414,17 +353,6 @@ def wait_for_task_runs(flow_run_id: object, expected: int, timeout_s: float = 15
         time.sleep(0.2)
         count = asyncio.run(final_count())
     return count
-
-
-@contextmanager
-def engine(job_tags: list[str]) -> Iterator[None]:
-    """Where a command runs its flow: this command's API (``prefect_api``), the engines' failure logs
-    quiet (``quiet_engine_logs``: the CLI prints each failure once, with its fix) and every run tagged
-    with the job's tags (``flows.naming.job_tags``), which the UI's filters offer."""
-    from prefect import tags
-
-    with prefect_api(), quiet_engine_logs(), tags(*job_tags):
-        yield
 
 
 @contextmanager

@@ -116,7 +116,11 @@ def perform(command: str, options: Options, as_json: bool = False) -> dict[str, 
 
 
 def _call(command: str, options: Options, summary_type: type[S]) -> S:
-    with library_call():
+    from pipeline.cli import engine_for
+
+    # A flow command runs in the caller's engine if it opened one (`with Engine():` around several calls
+    # shares one Prefect API), else in one of its own, closed as the call returns (flows/engine.py).
+    with library_call(), engine_for(command):
         summary = perform(command, options)
     text = summary.pop("_text", "") or ""
     summary.pop("_screen", None)  # the CLI's drawing of the summary on a terminal: not the library's data

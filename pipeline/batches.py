@@ -17,10 +17,10 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -67,8 +67,9 @@ class BatchFailed(Exception):
 # sandbox start, a manifest read, a Parquet part), so large batches first keep the task runs few; small
 # ones last keep the workers finishing together. LARGEST_BATCH bounds what a retry repeats (an interrupt
 # loses at most FLUSH_EVERY_S of a batch's finished rows). Batches of 2 at the end: most of a batch's cost
-# overlaps other batches' programs (sandbox_slots), and the last batch runs alone on its core (measured,
-# 1,000 programs: idle cores in the last second 0.57 -> 0.26 core-s against batches of 8).
+# overlaps other batches' programs (flows/engine.py, ``sandbox_slots``), and the last batch runs alone on
+# its core (measured, 1,000 programs: idle cores in the last second 0.57 -> 0.26 core-s against batches
+# of 8).
 SMALLEST_BATCH = 2
 LARGEST_BATCH = 64
 GUIDE = 2
@@ -154,25 +155,6 @@ def start_order(
     return sorted(batches, key=len, reverse=True)
 
 
-# How many batches of this process may run programs at once (unset: every batch thread, as on a Dask
-# worker). A command sets it to its cores and runs one batch thread more than that (``sandbox_slots``): a
-# batch's own work before its first program and after its last (its requests, its part) took ~35 ms of
-# its core (0.8 s over the 23 batches of a 1,000-program job, measured); the spare thread does it while
-# the other batches' programs run. Alone that was not visible on the wall; it is what lets the last
-# batches be small (SMALLEST_BATCH) without a task run's cost each.
-_running: list[threading.BoundedSemaphore] = []
-
-
-@contextmanager
-def sandbox_slots(count: int) -> Iterator[None]:
-    """At most ``count`` batches of this process run programs at once, inside."""
-    _running.append(threading.BoundedSemaphore(count))
-    try:
-        yield
-    finally:
-        _running.pop()
-
-
 @contextmanager
 def failing_the_batch(fix: str) -> Iterator[None]:
     """A SurgeError inside (the store, the sandbox) fails the batch as a BatchFailed with its reason and
@@ -189,9 +171,15 @@ def execute_batch(
     batch_id: str,
     unsafe: bool,
     flush_every_s: float | None = None,
+    slot: AbstractContextManager[Any] | None = None,
+    heard: RowsListener | None = None,
 ) -> BatchCounts:
     """Run one planned batch in one sandbox and store its rows as they finish (at least every
-    ``flush_every_s``, default ``flush_interval_s()``); sandbox errors are quarantined, not rows."""
+    ``flush_every_s``, default ``flush_interval_s()``); sandbox errors are quarantined, not rows.
+
+    ``slot``: held while the batch runs programs (the command's engine bounds how many batches of its
+    process do at once, flows/engine.py ``sandbox_slots``; none on a Dask worker). ``heard``: told of
+    each part the batch stores (the progress line)."""
     from pipeline.store import Store
     from sandboxes import open_backend
 
@@ -206,11 +194,11 @@ def execute_batch(
     stored = store.stored_run_ids([r.run_id for r in requests])
     todo = [r for r in requests if r.run_id not in stored]
     # Also on a failure or an interrupt, the writer stores what finished before it leaves.
-    with RowWriter(store, batch_id, flush_every_s or flush_interval_s()) as rows:
+    with RowWriter(store, batch_id, flush_every_s or flush_interval_s(), heard) as rows:
         if todo:
             with (
                 failing_the_batch("see `surge doctor`"),
-                _running[-1] if _running else nullcontext(),
+                slot or nullcontext(),
                 # the name run ids record: the registry knows its backend (bwrap's unsafe-local too)
                 open_backend(todo[0].backend, unsafe=unsafe, workers=1) as sandbox,
             ):
@@ -248,28 +236,20 @@ def flush_interval_s() -> float:
     return seconds
 
 
-# Who hears of rows as they are stored, in this process: (batch id, runs stored or found stored by
-# another copy). The progress line counts rows with it (flows/progress.py).
+# Who hears of a batch's rows as they are stored: (batch id, runs stored or found stored by another copy).
+# The progress line counts rows with it (flows/progress.py), through the command's engine.
 RowsListener = Callable[[str, int], None]
-_listeners: list[RowsListener] = []
-
-
-@contextmanager
-def rows_heard(listener: RowsListener) -> Iterator[None]:
-    """Call ``listener`` for each part this process's batches write, inside."""
-    _listeners.append(listener)
-    try:
-        yield
-    finally:
-        _listeners.remove(listener)
 
 
 class RowWriter:
     """A batch's finished runs, stored as a part at least every ``flush_every_s`` (a thread of its own:
     the batch's thread waits on a program that may run for minutes) and when the batch leaves."""
 
-    def __init__(self, store: Store, batch_id: str, flush_every_s: float) -> None:
+    def __init__(
+        self, store: Store, batch_id: str, flush_every_s: float, heard: RowsListener | None = None
+    ) -> None:
         self.store = store
+        self.heard = heard
         self.batch_id = batch_id
         self.flush_every_s = flush_every_s
         self.counts = BatchCounts()
@@ -313,8 +293,8 @@ class RowWriter:
                     self.pending[:0] = taken
                 raise
             self.counts.add(counts)
-        for listener in list(_listeners):
-            listener(self.batch_id, counts.runs)
+        if self.heard is not None:
+            self.heard(self.batch_id, counts.runs)
 
 
 # Parts of the runs table are written one at a time, across threads (a lock) and processes (flock on a

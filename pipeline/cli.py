@@ -156,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         print(error_line(command, str(error), error.hint), file=sys.stderr)
         return REFUSED_EXIT_CODE
     try:
-        summary = execute(args)
+        with engine_for(args.command):
+            summary = execute(args)
     except SurgeError as error:
         print(error_line(args.command, str(error), error.hint), file=sys.stderr)
         return REFUSED_EXIT_CODE
@@ -211,19 +212,34 @@ def finish(args: argparse.Namespace, summary: Summary) -> int:
 FLOW_COMMANDS = frozenset({"run", "audit", "build", "pull", "refactor"})
 
 
+def engine_for(command: str) -> contextlib.AbstractContextManager[object]:
+    """A flow command runs inside an engine (flows/engine.py): the executable's, else one of its own.
+    Opened before the command imports its flows: Prefect reads its settings as it is imported."""
+    if command not in FLOW_COMMANDS:
+        return contextlib.nullcontext()
+    from flows.engine import using_engine
+
+    return using_engine()
+
+
 def entry() -> NoReturn:
     """The `surge` executable: ``main``, then a quick exit."""
     argv = sys.argv[1:]
-    if argv[:1] and argv[0] in FLOW_COMMANDS and not {"-h", "--help"} & set(argv):
-        from flows.runtime import prestart_api
-        from pipeline.schema import skip_pyarrows_pandas_probe
+    if not (argv[:1] and argv[0] in FLOW_COMMANDS and not {"-h", "--help"} & set(argv)):
+        exit_now(main(argv))
+    from flows.engine import Engine
+    from pipeline.schema import skip_pyarrows_pandas_probe
 
-        # Stopped at exit, used or not (a refused command, nothing left to run). If it cannot start (a
-        # read-only working folder), the command's own start of it reports why, as one line.
+    skip_pyarrows_pandas_probe()
+    # The command's engine, opened first of all so that its API boots while the command imports and
+    # parses; ``main`` runs the command with it, and closing it stops the API, used or not (a refused
+    # command, nothing left to run). If it cannot start (an unwritable state folder), the command opens
+    # its own and reports why, as one line.
+    with contextlib.ExitStack() as opened:
         with contextlib.suppress(SurgeError):
-            prestart_api()
-        skip_pyarrows_pandas_probe()
-    exit_now(main(argv))
+            opened.enter_context(Engine()).start_api()
+        code = main(argv)
+    exit_now(code)
 
 
 def exit_now(code: int) -> NoReturn:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,13 @@ def samples() -> Path:
 def _prefect_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
     # Keep Prefect's database out of the user's home and out of the repo during tests.
     os.environ.setdefault("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect-home")))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _engine(_prefect_in_tmp: None) -> Iterator[None]:
+    """One engine for the session, as the `surge` executable opens one per command: the flow commands the
+    tests call with ``main`` share its Prefect API (started by the first flow) instead of one each."""
+    from flows.engine import Engine
+
+    with Engine():
+        yield

@@ -7,7 +7,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -294,23 +294,24 @@ def run_planned(
     """Run a plan under Prefect: (counts, failures). A head start runs batches, here or on the Dask
     cluster, while Prefect's API starts (flows/head_start.py); if the API never comes up, the batches it
     finished are real runs, stored and counted, and the API's failure is ours."""
-    from flows.head_start import head_start
-    from pipeline.batches import sandbox_slots
+    from flows.engine import using_engine
     from pipeline.errors import EngineUnavailable
 
     batch_ids = list(store.plan_batches(plan_id))
     # Here: one batch thread more than cores, ``workers`` of them running programs at a time (see
-    # sandbox_slots). On Dask each worker thread is one batch.
+    # Engine.sandbox_slots). On Dask each worker thread is one batch.
     threads = workers if dask_address else workers + 1
     with (
+        using_engine() as engine,
         prompt_batch_threads(),
-        sandbox_slots(workers) if not dask_address else nullcontext(),
-        head_start(store.root, plan_id, batch_ids, unsafe, threads, dask_address) as early,
+        engine.sandbox_slots(None if dask_address else workers),
+        engine.head_start(store.root, plan_id, batch_ids, unsafe, threads, dask_address) as early,
     ):
-        from flows.run_programs import run_job  # imports Prefect, while the head start already runs
+        engine.import_prefect()  # while the head start already runs
+        from flows.run_programs import run_job
 
         try:
-            return run_job(store.root, plan_id, batches, unsafe, threads, dask_address, name)
+            return run_job(engine, store.root, plan_id, batches, unsafe, threads, dask_address, name)
         except EngineUnavailable as error:
             if early is None:
                 raise  # nothing ran: refused before any work

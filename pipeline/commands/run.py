@@ -70,7 +70,7 @@ def default_setting(text: str | None) -> Any:
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
-    from flows.runtime import prestart_api
+    from flows.engine import using_engine
     from sandboxes.identity import identify
     from sandboxes.profiles import get_profile
 
@@ -94,10 +94,11 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     reach = None
     if setting is not None:
         entries, reach = with_default_setting(entries, setting)
-    prestart_api()  # Prefect's API boots while the requests are planned and written
-    planned = plan_requests(entries, profiles, limits, args.repeats)
-    requests = identify(planned, args.backend, args.unsafe)
-    outcome = execute_requests(store, requests, args, "surge-run", unsafe=args.unsafe)
+    with using_engine() as engine:
+        engine.start_api()  # Prefect's API boots while the requests are planned and written
+        planned = plan_requests(entries, profiles, limits, args.repeats)
+        requests = identify(planned, args.backend, args.unsafe)
+        outcome = execute_requests(store, requests, args, "surge-run", unsafe=args.unsafe)
     summary: dict[str, Any] = {
         "programs": len(entries),
         "bad_lines": [{"location": q.location, "reason": q.reason} for q in bad_lines],

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from flows import head_start as head_start_module
+from flows.engine import Engine
 from pipeline.cli import main
 from pipeline.store import Store
 from tests.flows.test_run_flow import prefect_runs, write_programs
@@ -42,22 +43,24 @@ def run_with_the_api_held_back(
     monkeypatch.setattr(flows.runtime.LocalApi, "wait_ready", slow_api)
     monkeypatch.setattr(head_start_module.HeadStart, "stop", counting_stop)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    flows.runtime._local_api.clear()  # this command starts its own API, as a fresh `surge run` does
     programs = write_programs(tmp_path / "p.jsonl", [f"print({n})" for n in range(8)])
     command = ["run", str(programs), "--store", str(store), "--batch-size", "2", "--json", *extra]
-    assert main(command) == 0
-    return json.loads(capsys.readouterr().out), at_stop, store
+    with Engine() as engine:  # this command starts its own API, as a fresh `surge run` does
+        assert main(command) == 0
+        flow_runs, task_runs = prefect_runs()
+        assert engine.early is None  # the head start was closed with the job, its outcomes dropped
+    summary = json.loads(capsys.readouterr().out)
+    return {**summary, "_prefect": (flow_runs, task_runs)}, at_stop, store
 
 
 def assert_each_run_once_in_one_task_run_per_batch(summary: dict[str, Any], store: Path) -> None:
     # every run once: a batch run again would find its rows stored and say so
     assert summary["runs"] == summary["written"] == 8 and summary["found_stored"] == 0
     assert sorted(int(row.label) for row in Store(store).runs.records()) == list(range(8))
-    flow_runs, task_runs = prefect_runs()
+    flow_runs, task_runs = summary["_prefect"]
     (flow_run,) = [run for run in flow_runs if str(store) in json.dumps(run.parameters)]
     mine = [t for t in task_runs if t.flow_run_id == flow_run.id]
     assert len(mine) == summary["batches"] == 4 and all(t.state.is_completed() for t in mine)
-    assert head_start_module._claims == {} and head_start_module._flow_claims == {}
 
 
 @pytest.mark.slow
@@ -70,14 +73,15 @@ def test_batches_run_before_the_api_answers_and_are_task_runs_once(
 
 
 def test_a_claim_is_given_once_and_a_stopped_head_start_takes_nothing(tmp_path: Path) -> None:
-    early = head_start_module.HeadStart(tmp_path, "plan", [], unsafe=False, workers=1)
-    early.close()
-    early.pending.extend(["b1", "b2"])
-    assert early.take() is None  # stopped: the flow runs the rest itself
-    early.stopped = False
-    taken = early.take()
-    assert taken is not None and taken[0] == "b1"
-    outcome = head_start_module.claim("b1")
-    assert outcome is not None and head_start_module.claim("b1") is None
-    early.forget()
-    assert head_start_module._claims == {}
+    with Engine() as engine, engine.head_start(tmp_path, "plan", ["b0"], unsafe=False, workers=0) as early:
+        assert early is not None and engine.early is early
+        engine.stop_head_start()
+        early.pending.extend(["b1", "b2"])
+        assert early.take() is None  # stopped: the flow runs the rest itself
+        early.stopped = False
+        taken = early.take()
+        assert taken is not None and taken[0] == "b0"
+        outcome = engine.claim("b0")
+        assert outcome is not None and engine.claim("b0") is None
+        assert early.take() is not None and engine.claim_taken(["b1"]) == {}  # a task here claims b1
+    assert engine.early is None and early.outcomes == {}  # closed with its unclaimed outcomes forgotten

@@ -230,11 +230,10 @@ def assert_quiet(stderr: bytes, what: str) -> None:
 
 
 EMIT_THEN_EXIT = """
-from flows.runtime import load_prefect, prefect_api
-load_prefect()
-from prefect.events import emit_event
+from flows.engine import Engine
 from pipeline.cli import exit_now
-with prefect_api():  # as a command's flows do: events still queued when the work ends
+with Engine() as engine, engine.connected():  # as a command's flows do: events still queued at the end
+    from prefect.events import emit_event
     for number in range(300):
         emit_event(event="surge.test.queued", resource={"prefect.resource.id": f"surge.test.{number}"})
 exit_now(0)

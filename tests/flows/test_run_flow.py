@@ -22,9 +22,10 @@ BIG_STDIN_BYTES = 50_000_000  # issue 10: a 50 MB stdin failed on Prefect's 512 
 def prefect_runs() -> tuple[list[Any], list[Any]]:
     from prefect.client.orchestration import get_client
 
-    from flows.runtime import prefect_api
+    from flows.engine import using_engine
 
-    with prefect_api(), get_client(sync_client=True) as client:  # the API the commands used
+    # the API the commands used: the session's engine (tests/conftest.py), or the one a test opened
+    with using_engine() as engine, engine.connected(), get_client(sync_client=True) as client:
         return client.read_flow_runs(), client.read_task_runs()
 
 

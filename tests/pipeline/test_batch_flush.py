@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pipeline.batches import execute_batch, plan, rows_heard
+from pipeline.batches import execute_batch, plan
 from pipeline.records import Limits, PhaseLimits, Program, RunRequest
 from pipeline.store import Store
 from sandboxes.profiles import get_profile
@@ -72,19 +72,26 @@ def test_two_copies_of_a_batch_at_once_store_each_row_once(tmp_path: Path, requi
     heard: list[int] = []
     counts = []
 
-    def copy(flush_every_s: float) -> None:
-        counts.append(execute_batch(store.root, plan_id, batch_id, False, flush_every_s=flush_every_s))
+    lock = threading.Lock()
 
-    with rows_heard(lambda _batch, runs: heard.append(runs)):
-        first = threading.Thread(target=copy, args=(0.05,))
-        first.start()
-        deadline = time.monotonic() + WAIT_S
-        while len(stored_run_ids(store.root)) < 2 and first.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        second = threading.Thread(target=copy, args=(3600.0,))
-        second.start()
-        for thread in (first, second):
-            thread.join(timeout=WAIT_S)
+    def hear(_batch: str, runs: int) -> None:  # both copies' parts are heard
+        with lock:
+            heard.append(runs)
+
+    def copy(flush_every_s: float) -> None:
+        counts.append(
+            execute_batch(store.root, plan_id, batch_id, False, flush_every_s=flush_every_s, heard=hear)
+        )
+
+    first = threading.Thread(target=copy, args=(0.05,))
+    first.start()
+    deadline = time.monotonic() + WAIT_S
+    while len(stored_run_ids(store.root)) < 2 and first.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    second = threading.Thread(target=copy, args=(3600.0,))
+    second.start()
+    for thread in (first, second):
+        thread.join(timeout=WAIT_S)
     ids = stored_run_ids(store.root)
     assert sorted(ids) == sorted(r.run_id for r in batch)  # each once
     assert sum(c.written for c in counts) == len(batch)

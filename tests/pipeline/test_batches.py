@@ -20,7 +20,6 @@ from pipeline.batches import (
     execute_batch,
     guided_sizes,
     plan,
-    sandbox_slots,
 )
 from pipeline.records import Program, RunRequest
 from pipeline.store import Store, StoreError, batch_id_for
@@ -94,11 +93,12 @@ def test_a_plan_the_store_lacks_is_a_store_error_with_its_fix(tmp_path: Path) ->
     assert "shared path" in (raised.value.hint or "")
 
 
-def test_sandbox_slots_bound_the_batches_running_programs_not_the_batch_threads(
+def test_a_shared_slot_bounds_the_batches_running_programs_not_the_batch_threads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, require_bwrap: None
 ) -> None:
-    # Three batch threads, two slots: at most two batches run programs at once (real bwrap runs); the third
-    # reads its requests meanwhile, and every batch stores its rows.
+    # Three batch threads, two slots (what the command's engine passes its batches, Engine.sandbox_slots):
+    # at most two batches run programs at once (real bwrap runs); the third reads its requests meanwhile,
+    # and every batch stores its rows.
     import sandboxes
 
     store = Store(tmp_path)
@@ -121,9 +121,12 @@ def test_sandbox_slots_bound_the_batches_running_programs_not_the_batch_threads(
                 inside[0] -= 1
 
     monkeypatch.setattr(sandboxes, "open_backend", counted)
-    with sandbox_slots(2), ThreadPoolExecutor(3) as pool:
+    slots = threading.BoundedSemaphore(2)
+    with ThreadPoolExecutor(3) as pool:
         counts = list(
-            pool.map(lambda b: execute_batch(tmp_path, plan_id, b, False), store.plan_batches(plan_id))
+            pool.map(
+                lambda b: execute_batch(tmp_path, plan_id, b, False, slot=slots), store.plan_batches(plan_id)
+            )
         )
     assert most[0] == 2
     assert sum(c.written for c in counts) == 6 and len(store.runs.existing_ids()) == 6
