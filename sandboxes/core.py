@@ -12,7 +12,8 @@ Everything else is here:
   compiler version, the final argv and environment), then the run memo: identical binaries from
   different settings run once per place. A source no other request shares compiles and runs in one job
   (sandboxes/jobs.py: how requests become jobs);
-- with one worker, the next job is written while one runs (sandboxes/in_order.py), where the runner allows it;
+- one driver (``Driver``) runs every request: with one worker, the next job is written while one runs,
+  where the runner allows it;
 - the runner's raw statuses become verdicts (`STATUS_VERDICTS`, `compile_verdict`), and the phases a
   RunResult with provenance. The label is not composed here: `RunResult.label` derives it afterwards.
 
@@ -23,7 +24,7 @@ backend never raises for a program's behaviour (sandboxes/backends/base.py).
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,22 +34,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pipeline.records import PhaseResult, Provenance, RunRequest, RunResult, Verdict, compare_repeats
 from sandboxes.compile_cache import CompileCache, RunMemo
-from sandboxes.jobs import (
-    Call,
-    CompileStep,
-    Phases,
-    Plan,
-    compile_verdict,
-    failed,
-    memo_key,
-    remember_runs,
-    run_call,
-    run_phase,
-    run_verdict,
-    source_key,
-    sources_used_once,
-    to_phase,
-)
+from sandboxes.jobs import Call, Plan, carry_out, failed, plan_request, source_key, sources_used_once
 from sandboxes.languages import WORKDIR, LanguageSpec, spec_for
 from sandboxes.profiles import SANDBOX_HOME, SANDBOX_PATH
 
@@ -165,14 +151,14 @@ class RunnerCore(Generic[L]):
         self.closed = False
 
     def run_batch(self, requests: Sequence[RunRequest]) -> Iterator[RunResult]:
-        from sandboxes.in_order import InOrder  # it drives this core
-
+        """The results in request order. One worker: one driver over the whole batch (its runner held,
+        the next job written while one runs); several: a driver per request, ``workers`` at a time."""
         alone = sources_used_once(requests)
         if self.workers == 1 or len(requests) <= 1:
-            yield from InOrder(self, alone).run(requests)
+            yield from Driver(self, alone).run(requests)
             return
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            yield from pool.map(lambda request: self.run_one(request, alone), requests)
+            yield from pool.map(lambda request: Driver(self, alone).run_alone(request), requests)
 
     def close(self) -> None:
         if not self.closed:
@@ -188,25 +174,6 @@ class RunnerCore(Generic[L]):
         self.close()
 
     # -- one request ---------------------------------------------------------------------------
-
-    def run_one(self, request: RunRequest, alone: frozenset[str] = frozenset()) -> RunResult:
-        started = datetime.now(UTC)
-        spec = spec_for(request.program.language)
-        place, answered = self.locate(request, spec, started)
-        if answered is not None:
-            return answered
-        assert place is not None
-        try:
-            runner = place.acquire()
-        except SandboxCrash as crash:  # a runner that would not start
-            return self.crashed(request, spec, place, started, f"{self.name}: {crash}")
-        try:
-            compile_phase, runs = self.execute(request, spec, place, runner, source_key(request) in alone)
-        except SandboxCrash as crash:
-            place.release(runner, broken=True)
-            return self.crashed(request, spec, place, started, str(crash))
-        place.release(runner, broken=False)
-        return self.finish(request, spec, place, runs, started, compile_phase)
 
     def locate(
         self, request: RunRequest, spec: LanguageSpec, started: datetime
@@ -225,95 +192,6 @@ class RunnerCore(Generic[L]):
             return place, None
         detail = f"`{missing[0]}` is not installed: {spec.install_hint(missing[0])}"
         return place, self.finish(request, spec, place, [failed(Verdict.TOOLCHAIN_MISSING, detail)], started)
-
-    def execute(
-        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner, alone: bool
-    ) -> Phases:
-        """Compile (through the cache) and run, with the runner to ourselves."""
-        return self.carry_out(self.plan(request, spec, place, runner, alone), request, spec, place, runner)
-
-    def carry_out(
-        self, planned: Plan, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
-    ) -> Phases:
-        """Do what ``plan`` decided for this runner, with the runner to ourselves."""
-        if isinstance(planned, Call):
-            return planned.perform(runner)
-        if isinstance(planned, CompileStep):
-            return self.compile_then_run(planned, request, spec, place, runner)
-        return planned
-
-    def plan(
-        self, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner, alone: bool
-    ) -> Plan:
-        """The request as one runner job (a Call); answered without the runner (its phases: a cached
-        compile error, a shared run); or its compile alone (a CompileStep), to look for a shared run of
-        its binary before running it, because another request of the batch, or a run the memo holds, has
-        the same source (``alone``: no other request of the batch has it). Never calls the runner: a job
-        may be running there."""
-        program = request.program
-        files = [{"path": path, "text": text} for path, text in spec.placed_files(program)]
-        if program.run_instruction or not spec.compiled:
-            argv = ["sh", "-c", program.run_instruction] if program.run_instruction else None
-            run = run_phase(request, spec, argv or spec.run_argv(program, request.setting, request.profile))
-            return run_call(runner, request, files, run, lambda runs, raw: (None, runs))
-        build = CompileStep(self.name, request, spec, place, runner, files)
-        cached = place.cache.get(build.key)
-        if cached is None:
-            if alone and not place.memo.has_source(source_key(request)):
-                return build.fused(self.run_step(request, spec))
-            return build
-        compile_phase = to_phase(
-            cached["compile"], compile_verdict(cached["compile"]), f"compile cache hit {build.key[:12]}"
-        )
-        if compile_phase.verdict is not Verdict.OK:
-            return compile_phase, []
-        artifacts = cached["artifacts"]
-        restore = [
-            {"path": a["path"], "b64": a["b64"], "mode": a["mode"]} for a in artifacts.get("files", [])
-        ]
-        return self.run_binary(request, spec, place, runner, (compile_phase, artifacts), restore)
-
-    def compile_then_run(
-        self, build: CompileStep, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
-    ) -> Phases:
-        """Two jobs: compile (into the cache), then run, unless an identical binary already ran."""
-        compiled = build.outcome(runner.call(build.job(), build.timeout_s))
-        if compiled[0].verdict is not Verdict.OK:
-            return compiled[0], []
-        planned = self.run_binary(request, spec, place, runner, compiled, None)
-        return planned.perform(runner) if isinstance(planned, Call) else planned
-
-    def run_step(self, request: RunRequest, spec: LanguageSpec) -> dict[str, Any]:
-        """The run phase of a compiled program."""
-        run_argv = spec.run_argv(request.program, request.setting, request.profile)
-        if spec.heap_flag:  # the JVM sizes its heap from the host's RAM, not from our limit
-            run_argv.insert(1, spec.heap_flag.format(max(16, request.limits.run.memory_mib // 2)))
-        return run_phase(request, spec, run_argv)
-
-    def run_binary(
-        self,
-        request: RunRequest,
-        spec: LanguageSpec,
-        place: Place[Any],
-        runner: Runner,
-        compiled: tuple[PhaseResult, dict[str, Any]],
-        restore: list[dict[str, Any]] | None,
-    ) -> Call | Phases:
-        """Run a compiled binary (its compile phase and artifacts): the shared run of an identical
-        binary, or a job (``restore``: the cached files into a fresh workspace; None: the compile left
-        them in place)."""
-        compile_phase, artifacts = compiled
-        run = self.run_step(request, spec)
-        shared = place.memo.get(memo_key(artifacts, run, request.repeats))
-        if shared is not None:
-            detail = f"shared run of identical binary {str(artifacts.get('digest'))[:12]}"
-            return compile_phase, [to_phase(r, run_verdict(r), detail) for r in shared]
-
-        def remember(runs: list[PhaseResult], raw: list[dict[str, Any]]) -> Phases:
-            remember_runs(place, request, artifacts, run, raw)
-            return compile_phase, runs
-
-        return run_call(runner, request, restore or [], run, remember, reset=restore is not None)
 
     def crashed(
         self, request: RunRequest, spec: LanguageSpec, place: Place[Any] | None, started: datetime, why: str
@@ -364,6 +242,147 @@ class RunnerCore(Generic[L]):
                 pipeline_version=self.pipeline_version,
             ),
         )
+
+
+# A queued job waits in the runner's stdin pipe (64 KiB on Linux) while the runner writes the previous
+# result: a larger one could block us on the write while the runner blocks on its result. Such jobs (a
+# large stdin, say) go one at a time.
+QUEUE_AHEAD_MAX_BYTES = 32 << 10
+
+
+@dataclass
+class Ahead:
+    """A request whose job is written to the held runner and whose result is not read yet."""
+
+    request: RunRequest
+    spec: LanguageSpec
+    place: Place[Any]
+    started: datetime
+    call: Call
+
+
+class Driver:
+    """The one way a request runs: one worker's requests in order, one job ahead. Where the runner takes
+    it (``Runner.queue_ahead``), each program's job is written while the previous one runs, and the
+    previous result is read after: the runner never waits for the host between programs. The host's work
+    per program (a few ms, more while the engine's threads hold the GIL) was a core left idle each time.
+    Results come back in request order; a runner that breaks costs the job it was running a
+    sandbox_error, and the job queued behind it runs again on a fresh runner."""
+
+    def __init__(self, core: RunnerCore[Any], alone: frozenset[str]) -> None:
+        self.core = core
+        self.alone = alone
+        self.held: tuple[Place[Any], Runner] | None = None
+        self.ahead: Ahead | None = None
+
+    def run_alone(self, request: RunRequest) -> RunResult:
+        """One request, its runner given back after it (a worker of several)."""
+        (result,) = self.run([request])
+        return result
+
+    def run(self, requests: Sequence[RunRequest]) -> Iterator[RunResult]:
+        try:
+            for request in requests:
+                yield from self.one(request)
+            yield from self.land()
+        finally:  # stopped early with a job ahead: its unread result would answer the runner's next user
+            self.let_go(broken=self.ahead is not None)
+
+    def one(self, request: RunRequest) -> Iterator[RunResult]:
+        core, started = self.core, datetime.now(UTC)
+        spec = spec_for(request.program.language)
+        place, answered = core.locate(request, spec, started)
+        if answered is not None:
+            yield from self.land()
+            yield answered
+            return
+        assert place is not None
+        if self.held is None or self.held[0] is not place:
+            yield from self.land()
+            self.let_go(broken=False)
+        try:
+            runner = self.hold(place)
+        except SandboxCrash as crash:  # a runner that would not start
+            yield core.crashed(request, spec, place, started, f"{core.name}: {crash}")
+            return
+        planned = plan_request(core.name, request, spec, place, runner, source_key(request) in self.alone)
+        if isinstance(planned, Call) and runner.queue_ahead and len(planned.line) <= QUEUE_AHEAD_MAX_BYTES:
+            yield from self.queue(Ahead(request, spec, place, started, planned), runner)
+            return
+        yield from self.land()
+        yield self.run_now(request, spec, place, started, planned=(runner, planned))
+
+    def queue(self, job: Ahead, runner: Runner) -> Iterator[RunResult]:
+        try:
+            runner.send(job.call.line)
+        except SandboxCrash:  # the runner is gone: the job ahead ends with it, this one runs again
+            yield from self.land()
+            self.let_go(broken=True)
+            yield self.run_now(job.request, job.spec, job.place, job.started)
+            return
+        previous, self.ahead = self.ahead, job
+        if previous is not None and not (yield from self.read(previous)):
+            self.ahead = None  # it was queued behind the job that broke the runner: never ran
+            yield self.run_now(job.request, job.spec, job.place, job.started)
+
+    def land(self) -> Iterator[RunResult]:
+        """Read the result of the job ahead, if any."""
+        job, self.ahead = self.ahead, None
+        if job is not None:
+            yield from self.read(job)
+
+    def read(self, job: Ahead) -> Generator[RunResult, None, bool]:
+        """Yield the job's result; False when the runner broke on it (and was let go)."""
+        assert self.held is not None
+        try:
+            result = self.held[1].receive(job.call.timeout_s)
+            if self.ahead is not None:  # the job queued behind this one starts now
+                self.ahead.started = datetime.now(UTC)
+            compile_phase, runs = job.call.complete(result)
+        except SandboxCrash as crash:
+            self.let_go(broken=True)
+            yield self.core.crashed(job.request, job.spec, job.place, job.started, str(crash))
+            return False
+        yield self.core.finish(job.request, job.spec, job.place, runs, job.started, compile_phase)
+        return True
+
+    def run_now(
+        self,
+        request: RunRequest,
+        spec: LanguageSpec,
+        place: Place[Any],
+        started: datetime,
+        planned: tuple[Runner, Plan] | None = None,
+    ) -> RunResult:
+        """The request with the runner to itself (nothing ahead); ``planned``: its plan for a runner,
+        used if that runner is still the one held (a job's paths are its runner's)."""
+        try:
+            runner = self.hold(place)
+        except SandboxCrash as crash:
+            return self.core.crashed(request, spec, place, started, f"{self.core.name}: {crash}")
+        try:
+            if planned is None or planned[0] is not runner:
+                alone = source_key(request) in self.alone
+                planned = runner, plan_request(self.core.name, request, spec, place, runner, alone)
+            compile_phase, runs = carry_out(planned[1], request, spec, place, runner)
+        except SandboxCrash as crash:
+            self.let_go(broken=True)
+            return self.core.crashed(request, spec, place, started, str(crash))
+        if not runner.queue_ahead:  # given back after every program (Docker recycles its containers)
+            self.let_go(broken=False)
+        return self.core.finish(request, spec, place, runs, started, compile_phase)
+
+    def hold(self, place: Place[Any]) -> Runner:
+        """The runner held for this place, acquired if none is (SandboxCrash: it would not start)."""
+        if self.held is None:
+            self.held = (place, place.acquire())
+        return self.held[1]
+
+    def let_go(self, broken: bool) -> None:
+        if self.held is not None:
+            place, runner = self.held
+            self.held = None
+            place.release(runner, broken=broken)
 
 
 def needed_tools(spec: LanguageSpec, request: RunRequest) -> list[str]:

@@ -207,6 +207,94 @@ class CompileStep:
 Plan = Call | Phases | CompileStep
 
 
+# -- what the core decides for one request ----------------------------------------------------------
+
+
+def plan_request(
+    backend: str, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner, alone: bool
+) -> Plan:
+    """The request as one runner job (a Call); answered without the runner (its phases: a cached
+    compile error, a shared run); or its compile alone (a CompileStep), to look for a shared run of
+    its binary before running it, because another request of the batch, or a run the memo holds, has
+    the same source (``alone``: no other request of the batch has it). Never calls the runner: a job
+    may be running there."""
+    program = request.program
+    files = [{"path": path, "text": text} for path, text in spec.placed_files(program)]
+    if program.run_instruction or not spec.compiled:
+        argv = ["sh", "-c", program.run_instruction] if program.run_instruction else None
+        run = run_phase(request, spec, argv or spec.run_argv(program, request.setting, request.profile))
+        return run_call(runner, request, files, run, lambda runs, raw: (None, runs))
+    build = CompileStep(backend, request, spec, place, runner, files)
+    cached = place.cache.get(build.key)
+    if cached is None:
+        if alone and not place.memo.has_source(source_key(request)):
+            return build.fused(run_step(request, spec))
+        return build
+    compile_phase = to_phase(
+        cached["compile"], compile_verdict(cached["compile"]), f"compile cache hit {build.key[:12]}"
+    )
+    if compile_phase.verdict is not Verdict.OK:
+        return compile_phase, []
+    artifacts = cached["artifacts"]
+    restore = [{"path": a["path"], "b64": a["b64"], "mode": a["mode"]} for a in artifacts.get("files", [])]
+    return run_binary(request, spec, place, runner, (compile_phase, artifacts), restore)
+
+
+def carry_out(
+    planned: Plan, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
+) -> Phases:
+    """Do what ``plan_request`` decided for this runner, with the runner to ourselves."""
+    if isinstance(planned, Call):
+        return planned.perform(runner)
+    if isinstance(planned, CompileStep):
+        return compile_then_run(planned, request, spec, place, runner)
+    return planned
+
+
+def compile_then_run(
+    build: CompileStep, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
+) -> Phases:
+    """Two jobs: compile (into the cache), then run, unless an identical binary already ran."""
+    compiled = build.outcome(runner.call(build.job(), build.timeout_s))
+    if compiled[0].verdict is not Verdict.OK:
+        return compiled[0], []
+    planned = run_binary(request, spec, place, runner, compiled, None)
+    return planned.perform(runner) if isinstance(planned, Call) else planned
+
+
+def run_step(request: RunRequest, spec: LanguageSpec) -> dict[str, Any]:
+    """The run phase of a compiled program."""
+    run_argv = spec.run_argv(request.program, request.setting, request.profile)
+    if spec.heap_flag:  # the JVM sizes its heap from the host's RAM, not from our limit
+        run_argv.insert(1, spec.heap_flag.format(max(16, request.limits.run.memory_mib // 2)))
+    return run_phase(request, spec, run_argv)
+
+
+def run_binary(
+    request: RunRequest,
+    spec: LanguageSpec,
+    place: Place[Any],
+    runner: Runner,
+    compiled: tuple[PhaseResult, dict[str, Any]],
+    restore: list[dict[str, Any]] | None,
+) -> Call | Phases:
+    """Run a compiled binary (its compile phase and artifacts): the shared run of an identical
+    binary, or a job (``restore``: the cached files into a fresh workspace; None: the compile left
+    them in place)."""
+    compile_phase, artifacts = compiled
+    run = run_step(request, spec)
+    shared = place.memo.get(memo_key(artifacts, run, request.repeats))
+    if shared is not None:
+        detail = f"shared run of identical binary {str(artifacts.get('digest'))[:12]}"
+        return compile_phase, [to_phase(r, run_verdict(r), detail) for r in shared]
+
+    def remember(runs: list[PhaseResult], raw: list[dict[str, Any]]) -> Phases:
+        remember_runs(place, request, artifacts, run, raw)
+        return compile_phase, runs
+
+    return run_call(runner, request, restore or [], run, remember, reset=restore is not None)
+
+
 # -- verdicts ------------------------------------------------------------------------------------------
 
 STATUS_VERDICTS = {

@@ -13,8 +13,7 @@ from typing import Any
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Program, RunRequest, Verdict
 from sandboxes.compile_cache import CompileCache, RunMemo
-from sandboxes.core import PathMap, RunnerCore, SandboxCrash, Unplaceable
-from sandboxes.in_order import QUEUE_AHEAD_MAX_BYTES
+from sandboxes.core import QUEUE_AHEAD_MAX_BYTES, PathMap, RunnerCore, SandboxCrash, Unplaceable
 from sandboxes.profiles import get_profile
 
 HELLO_CPP = '#include <cstdio>\nint main(){ std::puts("hi"); }\n'
