@@ -16,7 +16,9 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from sandboxes.inner.protocol import Artifacts, CachedCompile, RawRun
 
 DEFAULT_CACHE_DIR = Path(".surge/cache/compile")
 CACHE_DIR_ENV = "SURGE_COMPILE_CACHE"
@@ -33,7 +35,7 @@ class CompileCache:
     def __init__(self, root: Path | str | None = None) -> None:
         self.root = Path(root or os.environ.get(CACHE_DIR_ENV) or DEFAULT_CACHE_DIR)
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> CachedCompile | None:
         """The cached compile run and its artifacts (with bytes as base64), or None."""
         entry_path = self.root / "entries" / f"{key}.json"
         try:
@@ -43,9 +45,9 @@ class CompileCache:
                 artifact["b64"] = base64.b64encode(data).decode("ascii")
         except (OSError, ValueError, KeyError):
             return None
-        return entry
+        return cast(CachedCompile, entry)  # what ``put`` wrote
 
-    def put(self, key: str, compile_run: dict[str, Any], artifacts: dict[str, Any]) -> None:
+    def put(self, key: str, compile_run: RawRun, artifacts: Artifacts) -> None:
         files = []
         for artifact in artifacts.get("files", []):
             data = base64.b64decode(artifact["b64"])
@@ -69,15 +71,15 @@ class RunMemo:
     which sources its binaries came from (a source it has not seen compiles and runs in one job)."""
 
     def __init__(self) -> None:
-        self._runs: dict[str, list[dict[str, Any]]] = {}
+        self._runs: dict[str, list[RawRun]] = {}
         self._sources: set[str] = set()
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> list[dict[str, Any]] | None:
+    def get(self, key: str) -> list[RawRun] | None:
         with self._lock:
             return self._runs.get(key)
 
-    def put(self, key: str, runs: list[dict[str, Any]], source: str) -> None:
+    def put(self, key: str, runs: list[RawRun], source: str) -> None:
         with self._lock:
             self._runs.setdefault(key, runs)
             self._sources.add(source)

@@ -34,6 +34,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pipeline.records import PhaseResult, Provenance, RunRequest, RunResult, Verdict, compare_repeats
 from sandboxes.compile_cache import CompileCache, RunMemo
+from sandboxes.inner.protocol import Job, JobResult
 from sandboxes.jobs import Call, Plan, carry_out, failed, plan_request, source_key, sources_used_once
 from sandboxes.languages import WORKDIR, LanguageSpec, spec_for
 from sandboxes.profiles import SANDBOX_HOME, SANDBOX_PATH
@@ -88,13 +89,13 @@ class Runner(Protocol):
     # container may be contaminated by a program and is then replaced before the next one: no.
     queue_ahead: bool
 
-    def call(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]: ...
+    def call(self, job: Job, timeout_s: float) -> JobResult: ...
 
     def send(self, line: bytes) -> None:
         """Write one encoded job (``encode_job``)."""
         ...
 
-    def receive(self, timeout_s: float) -> dict[str, Any]:
+    def receive(self, timeout_s: float) -> JobResult:
         """The next result, in the order the jobs were sent."""
         ...
 

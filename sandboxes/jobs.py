@@ -19,8 +19,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pipeline.records import PhaseLimits as PhaseLimitsRecord
 from pipeline.records import PhaseResult, RunRequest, Verdict, content_id
 from sandboxes.compile_cache import cache_key
+from sandboxes.inner.protocol import (
+    Artifacts,
+    Job,
+    JobFile,
+    JobResult,
+    Phase,
+    PhaseLimits,
+    PhaseRuns,
+    RawRun,
+)
 from sandboxes.languages import LanguageSpec
 from sandboxes.profiles import sandbox_env
 
@@ -33,7 +44,7 @@ RUNNER_GRACE_S = 30.0  # on top of the phases' own wall limits before the runner
 Phases = tuple[PhaseResult | None, list[PhaseResult]]
 
 
-def encode_job(job: dict[str, Any]) -> bytes:
+def encode_job(job: Job) -> bytes:
     return json.dumps(job).encode("utf-8") + b"\n"
 
 
@@ -41,9 +52,9 @@ def encode_job(job: dict[str, Any]) -> bytes:
 class Call:
     """One runner job that answers one request; ``complete`` turns the job's result into its phases."""
 
-    job: dict[str, Any]
+    job: Job
     timeout_s: float
-    complete: Callable[[dict[str, Any]], Phases]
+    complete: Callable[[JobResult], Phases]
     line: bytes = field(init=False)
 
     def __post_init__(self) -> None:
@@ -66,14 +77,14 @@ def sources_used_once(requests: Sequence[RunRequest]) -> frozenset[str]:
     return frozenset(key for key, count in counts.items() if count == 1)
 
 
-def run_phase(request: RunRequest, spec: LanguageSpec, argv: list[str]) -> dict[str, Any]:
+def run_phase(request: RunRequest, spec: LanguageSpec, argv: list[str]) -> Phase:
     return {
         "name": "run",
         "argv": argv,
         "stdin": request.program.stdin,
         "repeat": request.repeats,
         "env": sandbox_env(request.profile, spec.run_env),
-        "limits": request.limits.run.model_dump(),
+        "limits": phase_limits(request.limits.run),
         "memory_rlimit": spec.memory_rlimit,
     }
 
@@ -81,37 +92,55 @@ def run_phase(request: RunRequest, spec: LanguageSpec, argv: list[str]) -> dict[
 def run_call(
     runner: Runner,
     request: RunRequest,
-    files: list[dict[str, Any]],
-    run: dict[str, Any],
-    then: Callable[[list[PhaseResult], list[dict[str, Any]]], Phases],
+    files: list[JobFile],
+    run: Phase,
+    then: Callable[[list[PhaseResult], list[RawRun]], Phases],
     reset: bool = True,
 ) -> Call:
     """The run phase `repeats` times; each raw run records the command as the sandbox sees it. ``then``
     gets the runs (as phases and raw) and gives the request's phases."""
     paths = runner.paths
     phase = placed_phase(paths, run)
-    job = {"id": request.run_id, "reset": reset, "workdir": paths.workdir, "files": files, "phases": [phase]}
+    job: Job = {
+        "id": request.run_id,
+        "reset": reset,
+        "workdir": paths.workdir,
+        "files": files,
+        "phases": [phase],
+    }
 
-    def complete(result: dict[str, Any]) -> Phases:
+    def complete(result: JobResult) -> Phases:
         raw = raw_runs(result["phases"][0], run["argv"])
         return then([to_phase(r, run_verdict(r)) for r in raw], raw)
 
     return Call(job, request.limits.run.wall_s * request.repeats + RUNNER_GRACE_S, complete)
 
 
-def placed_phase(paths: PathMap, phase: dict[str, Any]) -> dict[str, Any]:
+def phase_limits(limits: PhaseLimitsRecord) -> PhaseLimits:
+    """A phase's limits as the runner reads them."""
+    return {
+        "cpu_s": limits.cpu_s,
+        "wall_s": limits.wall_s,
+        "memory_mib": limits.memory_mib,
+        "processes": limits.processes,
+        "output_bytes": limits.output_bytes,
+        "file_size_bytes": limits.file_size_bytes,
+    }
+
+
+def placed_phase(paths: PathMap, phase: Phase) -> Phase:
     """A phase as the runner runs it: its /app paths and environment pointed at the runner's workdir."""
     return {**phase, "argv": paths.argv(phase["argv"]), "env": paths.env(phase["env"]), "cwd": paths.workdir}
 
 
-def raw_runs(phase: dict[str, Any], argv: list[str]) -> list[dict[str, Any]]:
-    runs: list[dict[str, Any]] = phase["runs"]
+def raw_runs(phase: PhaseRuns, argv: list[str]) -> list[RawRun]:
+    runs = phase["runs"]
     for one in runs:
         one["argv"] = argv
     return runs
 
 
-def memo_key(artifacts: dict[str, Any], run: dict[str, Any], repeats: int) -> str:
+def memo_key(artifacts: Artifacts, run: Phase, repeats: int) -> str:
     """Runs of identical binaries are the same runs: the binary's digest, the run phase, the repeats."""
     return cache_key(artifacts.get("digest"), run, repeats)
 
@@ -119,9 +148,9 @@ def memo_key(artifacts: dict[str, Any], run: dict[str, Any], repeats: int) -> st
 def remember_runs(
     place: Place[Any],
     request: RunRequest,
-    artifacts: dict[str, Any],
-    run: dict[str, Any],
-    raw: list[dict[str, Any]],
+    artifacts: Artifacts,
+    run: Phase,
+    raw: list[RawRun],
 ) -> None:
     """Keep a binary's runs for identical binaries; one that ended on a limit is this moment's, not the
     binary's: never shared."""
@@ -139,7 +168,7 @@ class CompileStep:
         spec: LanguageSpec,
         place: Place[Any],
         runner: Runner,
-        files: list[dict[str, Any]],
+        files: list[JobFile],
     ) -> None:
         self.request, self.spec, self.place, self.paths, self.files = (
             request,
@@ -156,14 +185,14 @@ class CompileStep:
         self.key = cache_key(backend, files, place.tool_version(self.argv[0]), *final)
         self.timeout_s = request.limits.compile.wall_s + RUNNER_GRACE_S
 
-    def job(self, then: dict[str, Any] | None = None) -> dict[str, Any]:
+    def job(self, then: Phase | None = None) -> Job:
         """Compile in a fresh workspace; the artifacts come back (base64) for the cache. ``then``: a run
         phase in the same job, only if the compile succeeded."""
-        compile_phase = {
+        compile_phase: Phase = {
             "name": "compile",
             "argv": self.argv,
             "env": self.env,
-            "limits": self.request.limits.compile.model_dump(),
+            "limits": phase_limits(self.request.limits.compile),
             "memory_rlimit": self.spec.memory_rlimit,
             "stop_unless_ok": True,
         }
@@ -179,19 +208,21 @@ class CompileStep:
             "export": True,
         }
 
-    def outcome(self, result: dict[str, Any]) -> tuple[PhaseResult, dict[str, Any]]:
+    def outcome(self, result: JobResult) -> tuple[PhaseResult, Artifacts]:
         """The compile phase and its artifacts, cached unless the compile ended on a limit or failed
         for a reason of ours."""
         compile_run = raw_runs(result["phases"][0], self.argv)[0]
-        artifacts = result["artifacts"] if compile_run["status"] == "ok" else {"digest": None, "files": []}
+        artifacts: Artifacts = {"digest": None, "files": []}
+        if compile_run["status"] == "ok":
+            artifacts = result["artifacts"]
         if compile_run["status"] in CACHEABLE_COMPILE_STATUSES:
             self.place.cache.put(self.key, compile_run, artifacts)
         return to_phase(compile_run, compile_verdict(compile_run), "compiled"), artifacts
 
-    def fused(self, run: dict[str, Any]) -> Call:
+    def fused(self, run: Phase) -> Call:
         """Compile and run in one job: for a source no other request can share a run with."""
 
-        def complete(result: dict[str, Any]) -> Phases:
+        def complete(result: JobResult) -> Phases:
             compile_phase, artifacts = self.outcome(result)
             if compile_phase.verdict is not Verdict.OK:
                 return compile_phase, []
@@ -219,7 +250,7 @@ def plan_request(
     the same source (``alone``: no other request of the batch has it). Never calls the runner: a job
     may be running there."""
     program = request.program
-    files = [{"path": path, "text": text} for path, text in spec.placed_files(program)]
+    files: list[JobFile] = [{"path": path, "text": text} for path, text in spec.placed_files(program)]
     if program.run_instruction or not spec.compiled:
         argv = ["sh", "-c", program.run_instruction] if program.run_instruction else None
         run = run_phase(request, spec, argv or spec.run_argv(program, request.setting, request.profile))
@@ -236,7 +267,9 @@ def plan_request(
     if compile_phase.verdict is not Verdict.OK:
         return compile_phase, []
     artifacts = cached["artifacts"]
-    restore = [{"path": a["path"], "b64": a["b64"], "mode": a["mode"]} for a in artifacts.get("files", [])]
+    restore: list[JobFile] = [
+        {"path": a["path"], "b64": a["b64"], "mode": a["mode"]} for a in artifacts["files"]
+    ]
     return run_binary(request, spec, place, runner, (compile_phase, artifacts), restore)
 
 
@@ -262,7 +295,7 @@ def compile_then_run(
     return planned.perform(runner) if isinstance(planned, Call) else planned
 
 
-def run_step(request: RunRequest, spec: LanguageSpec) -> dict[str, Any]:
+def run_step(request: RunRequest, spec: LanguageSpec) -> Phase:
     """The run phase of a compiled program."""
     run_argv = spec.run_argv(request.program, request.setting, request.profile)
     if spec.heap_flag:  # the JVM sizes its heap from the host's RAM, not from our limit
@@ -275,8 +308,8 @@ def run_binary(
     spec: LanguageSpec,
     place: Place[Any],
     runner: Runner,
-    compiled: tuple[PhaseResult, dict[str, Any]],
-    restore: list[dict[str, Any]] | None,
+    compiled: tuple[PhaseResult, Artifacts],
+    restore: list[JobFile] | None,
 ) -> Call | Phases:
     """Run a compiled binary (its compile phase and artifacts): the shared run of an identical
     binary, or a job (``restore``: the cached files into a fresh workspace; None: the compile left
@@ -288,7 +321,7 @@ def run_binary(
         detail = f"shared run of identical binary {str(artifacts.get('digest'))[:12]}"
         return compile_phase, [to_phase(r, run_verdict(r), detail) for r in shared]
 
-    def remember(runs: list[PhaseResult], raw: list[dict[str, Any]]) -> Phases:
+    def remember(runs: list[PhaseResult], raw: list[RawRun]) -> Phases:
         remember_runs(place, request, artifacts, run, raw)
         return compile_phase, runs
 
@@ -314,11 +347,11 @@ CACHEABLE_COMPILE_STATUSES = frozenset({"ok", "runtime_error"})
 SHAREABLE_RUN_STATUSES = frozenset({"ok", "runtime_error", "signal"})
 
 
-def run_verdict(run: dict[str, Any]) -> Verdict:
+def run_verdict(run: RawRun) -> Verdict:
     return STATUS_VERDICTS.get(run["status"], Verdict.SANDBOX_ERROR)
 
 
-def compile_verdict(run: dict[str, Any]) -> Verdict:
+def compile_verdict(run: RawRun) -> Verdict:
     """ok; compile_error when the compiler refused (or crashed: an internal compiler error); a limit or
     sandbox error as itself, never as the program's compile error."""
     status = run["status"]
@@ -334,18 +367,28 @@ def failed(verdict: Verdict, detail: str) -> PhaseResult:
     return PhaseResult(verdict=verdict, detail=detail[:4000])
 
 
-# The raw facts of a run, as the runner reports them and a PhaseResult keeps them.
-RAW_FACTS = (
-    "stdout", "stderr", "stdout_truncated", "stderr_truncated", "exit_code", "signal",
-    "cpu_user_s", "cpu_sys_s", "wall_s", "max_rss_kib",
-)  # fmt: skip
-
-
-def to_phase(run: dict[str, Any], verdict: Verdict, note: str = "") -> PhaseResult:
+def to_phase(run: RawRun, verdict: Verdict, note: str = "") -> PhaseResult:
+    """The raw facts of a run, as the runner reports them and a PhaseResult keeps them."""
     detail = "; ".join(part for part in (run.get("detail", ""), note) if part)
-    facts = {name: run[name] for name in RAW_FACTS}
-    # a stream that is not valid UTF-8 comes with its bytes (compile cache entries made before that do not)
-    for stream in ("stdout", "stderr"):
-        if f"{stream}_b64" in run:
-            facts[f"{stream}_bytes"] = base64.b64decode(run[f"{stream}_b64"])
-    return PhaseResult(command=tuple(run["argv"]), verdict=verdict, detail=detail, **facts)
+    return PhaseResult(
+        command=tuple(run["argv"]),
+        verdict=verdict,
+        detail=detail,
+        stdout=run["stdout"],
+        stderr=run["stderr"],
+        # a stream that is not valid UTF-8 comes with its bytes (older compile cache entries without)
+        stdout_bytes=stream_bytes(run.get("stdout_b64")),
+        stderr_bytes=stream_bytes(run.get("stderr_b64")),
+        stdout_truncated=run["stdout_truncated"],
+        stderr_truncated=run["stderr_truncated"],
+        exit_code=run["exit_code"],
+        signal=run["signal"],
+        cpu_user_s=run["cpu_user_s"],
+        cpu_sys_s=run["cpu_sys_s"],
+        wall_s=run["wall_s"],
+        max_rss_kib=run["max_rss_kib"],
+    )
+
+
+def stream_bytes(b64: str | None) -> bytes | None:
+    return base64.b64decode(b64) if b64 is not None else None

@@ -31,13 +31,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from pipeline.errors import SandboxUnavailable
 from pipeline.records import RunRequest, content_id
 from sandboxes.backends.registry import BackendSpec
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.core import RUNNER_DIR, PathMap, RunnerCore, SandboxCrash, runner_env
+from sandboxes.inner.protocol import Job, JobResult
 from sandboxes.jobs import RUNNER_GRACE_S, encode_job
 from sandboxes.languages import WORKDIR, spec_for
 from sandboxes.spawn_helper import spawn_helper, wall_problem
@@ -283,7 +284,7 @@ class RunnerProcess:
             self.close()
             raise
 
-    def call(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    def call(self, job: Job, timeout_s: float) -> JobResult:
         self.send(encode_job(job))
         return self.receive(timeout_s)
 
@@ -294,11 +295,11 @@ class RunnerProcess:
         except (BrokenPipeError, OSError) as error:
             raise SandboxCrash(f"runner gone: {error}; {self.stderr_tail()}") from None
 
-    def receive(self, timeout_s: float) -> dict[str, Any]:
+    def receive(self, timeout_s: float) -> JobResult:
         result = self.read_line(timeout_s)
         if not result.get("ok"):
             raise SandboxCrash(f"runner failed the job: {result.get('error')}")
-        return result
+        return cast(JobResult, result)  # a line the runner wrote: its protocol's result
 
     def read_line(self, timeout_s: float) -> dict[str, Any]:
         assert self.process.stdout is not None

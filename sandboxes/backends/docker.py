@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from docker.errors import DockerException, ImageNotFound
 
@@ -47,6 +47,7 @@ from sandboxes.core import (
     Unplaceable,
     runner_env,
 )
+from sandboxes.inner.protocol import Job, JobResult, Phase
 from sandboxes.jobs import encode_job
 from sandboxes.languages import spec_for
 from sandboxes.spawn_helper import is_static, spawn_helper
@@ -236,7 +237,7 @@ class ContainerRunner:
             self.close()
             raise SandboxCrash(f"runner did not start in {shape.image}: {ready}")
 
-    def call(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    def call(self, job: Job, timeout_s: float) -> JobResult:
         self.socket.settimeout(timeout_s)
         self.send(encode_job(job))
         return self.receive(timeout_s)
@@ -248,7 +249,7 @@ class ContainerRunner:
             self.contaminated = True
             raise SandboxCrash(f"container runner gone: {error}; {self.stderr_tail()}") from None
 
-    def receive(self, timeout_s: float) -> dict[str, Any]:
+    def receive(self, timeout_s: float) -> JobResult:
         result = self.read_line(timeout_s)
         if not result.get("ok"):
             self.contaminated = True
@@ -256,7 +257,7 @@ class ContainerRunner:
         statuses = {run.get("status") for phase in result["phases"] for run in phase["runs"]}
         if statuses & CONTAMINATING_STATUSES:
             self.contaminated = True
-        return result
+        return cast(JobResult, result)  # a line the runner wrote: its protocol's result
 
     def read_line(self, timeout_s: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout_s
@@ -479,8 +480,12 @@ class ImagePlace:
 
     def probe(self, tool: str) -> str | None:
         flag = "-version" if tool in ("java", "javac") else "--version"
-        phase = {"name": "probe", "argv": [tool, flag], "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"},
-                 "limits": {"cpu_s": 20, "wall_s": 30, "memory_mib": 2048, "processes": 64}}  # fmt: skip
+        phase: Phase = {
+            "name": "probe",
+            "argv": [tool, flag],
+            "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"},
+            "limits": {"cpu_s": 20, "wall_s": 30, "memory_mib": 2048, "processes": 64},
+        }
         runner = self.acquire()
         try:
             result = runner.call({"id": f"probe {tool}", "phases": [phase]}, timeout_s=PROBE_TIMEOUT_S)

@@ -4,8 +4,8 @@
 STDLIB ONLY, Python >= 3.9: it runs inside bubblewrap with the host's /usr/bin/python3 and inside Docker
 images with their system python3. The host side is sandboxes/backends/bwrap.py (and the Docker backend).
 
-Protocol (JSON lines, UTF-8)
-----------------------------
+Protocol (JSON lines, UTF-8; its records, for both sides, are the TypedDicts of protocol.py)
+------------------------------------------------------------------------------------------
 On start the runner writes one line ``{"ready": true, "runner": VERSION, "uid": .., "python": "..",
 "wall": true|false}`` (wall: every program goes through the spawn helper's seccomp filter), or
 ``{"ready": false, "error": ".."}`` and exits when a ``--spawn-helper`` it was given does not work.
@@ -85,6 +85,20 @@ import signal
 import subprocess
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the protocol's records, for mypy only: this file runs alone (see protocol.py)
+    from sandboxes.inner.protocol import (
+        ArtifactFile,
+        Artifacts,
+        Job,
+        JobFile,
+        JobResult,
+        Phase,
+        PhaseLimits,
+        PhaseRuns,
+        RawRun,
+    )
 
 VERSION = "1"
 READ_CHUNK_BYTES = 65536
@@ -198,7 +212,7 @@ def wall_fault(helper: str | None) -> str:
     return ""
 
 
-def emit(message: dict) -> None:
+def emit(message: JobResult | dict) -> None:
     sys.stdout.write(json.dumps(message, ensure_ascii=True) + "\n")
     sys.stdout.flush()
 
@@ -208,7 +222,7 @@ class Runner:
         self.options = options
         self.path_cache: dict[tuple[str, str], str | None] = {}
 
-    def handle(self, line: bytes) -> dict:
+    def handle(self, line: bytes) -> JobResult:
         job_id = None
         try:
             job = json.loads(line)
@@ -217,12 +231,12 @@ class Runner:
         except Exception as error:  # the runner must survive anything a job does
             return {"id": job_id, "ok": False, "error": f"{type(error).__name__}: {error}", "phases": []}
 
-    def run_job(self, job: dict) -> dict:
+    def run_job(self, job: Job) -> JobResult:
         workdir = job.get("workdir", "/app")
         if job.get("reset", True):
             self.reset(workdir)
         self.write_files(workdir, job.get("files", []))
-        phases_out = []
+        phases_out: list[PhaseRuns] = []
         artifacts = None
         for phase in job.get("phases", []):
             phase.setdefault("cwd", workdir)
@@ -249,7 +263,7 @@ class Runner:
             os.makedirs(home, exist_ok=True)
             self.give_to_sandbox_user(home, mode=0o755)
 
-    def write_files(self, workdir: str, files: list) -> None:
+    def write_files(self, workdir: str, files: list[JobFile]) -> None:
         root = os.path.realpath(workdir)
         for entry in files:
             target = os.path.realpath(os.path.join(root, entry["path"]))
@@ -279,7 +293,7 @@ class Runner:
 
     # -- one run -----------------------------------------------------------------------------------
 
-    def run_phase(self, phase: dict) -> dict:
+    def run_phase(self, phase: Phase) -> RawRun:
         limits = phase.get("limits", {})
         argv = [str(arg) for arg in phase["argv"]]
         env = {str(k): str(v) for k, v in phase.get("env", {}).items()}
@@ -439,7 +453,7 @@ class Child:
             raise OSError(errno.ENOEXEC, failure.decode("utf-8", "replace"))
         return cls(pid, *ours)
 
-    def supervise(self, stdin_bytes: bytes, limits: dict, started: float) -> dict:
+    def supervise(self, stdin_bytes: bytes, limits: PhaseLimits, started: float) -> dict:
         cap = int(limits.get("output_bytes", 1 << 20))
         wall_s = float(limits.get("wall_s", 10.0))
         cpu_s = float(limits.get("cpu_s", 10.0))
@@ -653,7 +667,7 @@ def restore_limits(saved: list) -> None:
         resource.setrlimit(which, previous)
 
 
-def judge(argv: list, outcome: dict, limits: dict) -> dict:
+def judge(argv: list[str], outcome: dict, limits: PhaseLimits) -> RawRun:
     usage = outcome["usage"]
     wait_status = outcome["wait_status"]
     exit_code = os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else None
@@ -686,9 +700,10 @@ def judge(argv: list, outcome: dict, limits: dict) -> dict:
         status, detail = "runtime_error", f"exit status {exit_code}"
     else:
         status, detail = "ok", ""
-    return {
+    run: RawRun = {
         "argv": argv,
-        **streams,
+        "stdout": streams["stdout"],
+        "stderr": streams["stderr"],
         "stdout_truncated": outcome["truncated"]["stdout"],
         "stderr_truncated": outcome["truncated"]["stderr"],
         "exit_code": exit_code,
@@ -700,6 +715,11 @@ def judge(argv: list, outcome: dict, limits: dict) -> dict:
         "status": status,
         "detail": detail,
     }
+    if "stdout_b64" in streams:
+        run["stdout_b64"] = streams["stdout_b64"]
+    if "stderr_b64" in streams:
+        run["stderr_b64"] = streams["stderr_b64"]
+    return run
 
 
 def as_text(name: str, data: bytes) -> dict:
@@ -723,7 +743,7 @@ def reached_cpu_limit(cpu: float, cpu_limit: float, stderr_text: str) -> bool:
     return cpu >= RLIMIT_TICK_SLACK_FRACTION * cpu_limit and XCPU_MESSAGE in stderr_text
 
 
-def describe_kill(reason: str, limits: dict) -> str:
+def describe_kill(reason: str, limits: PhaseLimits) -> str:
     if reason == "wall_time_limit":
         return f"killed after {limits.get('wall_s')} s of wall time"
     if reason == "cpu_time_limit":
@@ -731,7 +751,7 @@ def describe_kill(reason: str, limits: dict) -> str:
     return f"output passed {limits.get('output_bytes')} bytes on a stream: cut and killed"
 
 
-def failed_run(argv: list, status: str, detail: str) -> dict:
+def failed_run(argv: list[str], status: str, detail: str) -> RawRun:
     return {
         "argv": argv,
         "stdout": "",
@@ -959,7 +979,7 @@ def make_writable(directory: str) -> None:
                 os.chmod(os.path.join(root, name), 0o755)
 
 
-def collect_artifacts(workdir: str, patterns: list, export: bool) -> dict:
+def collect_artifacts(workdir: str, patterns: list[str], export: bool) -> Artifacts:
     if not patterns:
         return {"digest": None, "files": []}
     found = []
@@ -968,12 +988,12 @@ def collect_artifacts(workdir: str, patterns: list, export: bool) -> dict:
             relative = os.path.relpath(os.path.join(root, name), workdir)
             if any(fnmatch.fnmatch(relative, pattern) for pattern in patterns):
                 found.append(relative)
-    files = []
+    files: list[ArtifactFile] = []
     for relative in sorted(found):
         path = os.path.join(workdir, relative)
         with open(path, "rb") as handle:
             data = handle.read()
-        entry = {
+        entry: ArtifactFile = {
             "path": relative,
             "sha256": hashlib.sha256(data).hexdigest(),
             "size": len(data),

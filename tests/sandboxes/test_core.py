@@ -248,3 +248,13 @@ def test_a_repeat_we_failed_makes_the_result_ours_not_the_programs(tmp_path: Pat
     # neither the first repeat's "ok" nor the program's non-determinism: a sandbox error, retried later
     assert result.verdict is Verdict.SANDBOX_ERROR and "fork: EAGAIN" in result.run.detail
     assert result.varied == ()
+
+
+def test_a_phase_s_limits_reach_the_runner_as_the_record_holds_them() -> None:
+    # The protocol spells the limits out (sandboxes/inner/protocol.py): a field the record gains and the
+    # runner is not sent would be a limit silently dropped.
+    from pipeline.records import Limits
+    from sandboxes.jobs import phase_limits
+
+    for limits in (Limits().compile, Limits().run):
+        assert dict(phase_limits(limits)) == limits.model_dump()
