@@ -63,3 +63,34 @@ def test_the_local_api_starts_from_a_folder_with_a_flows_package_of_its_own(
             assert response.status == 200
     finally:
         api.stop()
+
+
+def test_importing_the_flows_configures_nothing_until_an_engine_opens(tmp_path: Path) -> None:
+    """Flows import Prefect like Prefect's own examples: no setting written, nothing frozen, no server,
+    until a command opens its engine (flows/engine.py); then Prefect's settings are in place."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import gc, json, os\n"
+        "import flows.run_programs, flows.build_subset, flows.pull_sources, flows.refactor_items\n"
+        "before = {k: v for k, v in os.environ.items() if k.startswith('PREFECT_')}\n"
+        "frozen = gc.get_freeze_count()\n"
+        "from flows.engine import Engine, engine_here\n"
+        "with Engine() as engine:\n"
+        "    inside = (engine_here() is engine, os.environ.get('PREFECT_LOGGING_LEVEL'), engine.api)\n"
+        "print(json.dumps([before, frozen, inside[0], inside[1], inside[2], engine_here()]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env["PREFECT_PROFILES_PATH"] = str(tmp_path / "no-profiles.toml")  # no user profile either
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path,
+        check=False, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, frozen, current, level, api, after = json.loads(done.stdout.strip().splitlines()[-1])
+    assert before == {"PREFECT_PROFILES_PATH": str(tmp_path / "no-profiles.toml")} and frozen == 0
+    assert current is True and level == "WARNING"  # configured as the engine opened, and reachable
+    assert api is None and after is None  # no API until a flow needs one; none left open after
