@@ -31,9 +31,8 @@ from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar, Token
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flows.head_start import ClusterHeadStart, HeadStart
 from flows.runtime import (
     HEARTBEAT_VARIABLES,
     LocalApi,
@@ -45,7 +44,10 @@ from flows.runtime import (
     send_queued_events,
     send_queued_logs,
 )
-from pipeline.batches import BatchCounts, RowsListener, execute_batch
+
+if TYPE_CHECKING:  # loaded as a batch first runs: the executable opens an engine before its own imports
+    from flows.head_start import HeadStart
+    from pipeline.batches import BatchCounts, RowsListener
 
 _current: ContextVar[Engine | None] = ContextVar("surge_engine", default=None)
 
@@ -182,6 +184,8 @@ class Engine:
     ) -> Iterator[HeadStart | None]:
         """Run the plan's batches until the flow's body begins (``stop_head_start``); always closed,
         also on an interrupt, and what nobody claimed is forgotten."""
+        from flows.head_start import ClusterHeadStart, HeadStart
+
         if not batch_ids:
             yield None
             return
@@ -199,6 +203,8 @@ class Engine:
 
     def run_batch(self, store_root: Path | str, plan_id: str, batch_id: str, unsafe: bool) -> BatchCounts:
         """One planned batch in this process: in one of the engine's sandbox slots, its rows heard."""
+        from pipeline.batches import execute_batch
+
         return execute_batch(
             store_root, plan_id, batch_id, unsafe, slot=self.batch_slot(), heard=self.rows_stored
         )
