@@ -62,8 +62,10 @@ class Engine:
         self.slots: threading.BoundedSemaphore | None = None
         self.listeners: list[RowsListener] = []
         self.token: Token[Engine | None] | None = None
+        self.environment: dict[str, str] = {}
 
     def __enter__(self) -> Engine:
+        self.environment = dict(os.environ)
         configure_prefect(self.state_dir)
         self.token = _current.set(self)
         return self
@@ -75,6 +77,16 @@ class Engine:
             _current.reset(self.token)
             self.token = None
         self.stop_api()
+        self.restore_environment()
+
+    def restore_environment(self) -> None:
+        """Prefect's settings go into the environment as the engine opens (Prefect and its API server
+        read them there); the caller's environment comes back as it closes."""
+        for name in set(os.environ) - set(self.environment):
+            del os.environ[name]
+        for name, value in self.environment.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
 
     # -- Prefect's API -------------------------------------------------------------------------
 

@@ -81,16 +81,19 @@ def test_importing_the_flows_configures_nothing_until_an_engine_opens(tmp_path: 
         "from flows.engine import Engine, engine_here\n"
         "with Engine() as engine:\n"
         "    inside = (engine_here() is engine, os.environ.get('PREFECT_LOGGING_LEVEL'), engine.api)\n"
-        "print(json.dumps([before, frozen, inside[0], inside[1], inside[2], engine_here()]))\n"
+        "after = {k: v for k, v in os.environ.items() if k.startswith('PREFECT_')}\n"
+        "print(json.dumps([before, frozen, inside[0], inside[1], inside[2], engine_here(), after]))\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env["PREFECT_PROFILES_PATH"] = str(tmp_path / "no-profiles.toml")  # no user profile either
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")  # Prefect's per-user home, made as the engine opens
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path,
         check=False, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    before, frozen, current, level, api, after = json.loads(done.stdout.strip().splitlines()[-1])
+    before, frozen, current, level, api, left, after = json.loads(done.stdout.strip().splitlines()[-1])
     assert before == {"PREFECT_PROFILES_PATH": str(tmp_path / "no-profiles.toml")} and frozen == 0
     assert current is True and level == "WARNING"  # configured as the engine opened, and reachable
-    assert api is None and after is None  # no API until a flow needs one; none left open after
+    assert api is None and left is None  # no API until a flow needs one; none left open after
+    assert after == before  # the caller's environment as it was once the engine closed
