@@ -22,11 +22,13 @@ from flows.engine import using_engine
 from flows.naming import job_tags, summary_markdown
 from flows.runtime import FailedWithSummary, publish_summary, summary_of, task_runner
 from pipeline.build import steps
+from pipeline.build.failures import Ours
 from pipeline.build.records import BuildConfig
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
 
 MAX_CANDIDATES_PER_ROW = 4  # give up on a template set that keeps fewer than one row in four items
+BUDGET_KEY = f"ours:{Ours.BUDGET_SPENT}"
 
 
 class BuildFailed(FailedWithSummary):
@@ -88,19 +90,20 @@ def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]
         if ran_out:
             break
     rows = write_dataset(store_root, config, n, first_undone)
-    summary = {
+    failed = {key: value for key, value in ours.items() if key.startswith("ours:")}
+    summary: dict[str, Any] = {
         "subset": config.subset,
         "rows": rows,
         "n": n,
         "planned_items": planned_items,
         "ran_out": ran_out,
-        "ours": {key: value for key, value in ours.items() if key.startswith("ours:")},
+        "ours": failed,
         "details": {key: value for key, value in ours.items() if key.startswith("detail:")},
     } | steps.summary(store, config)
     if spread := steps.spread(store, config, n, first_undone):
         summary["spread"] = spread
     publish_build_summary(config, summary)
-    if summary["ours"]:
+    if set(failed) - {BUDGET_KEY}:  # a spent budget is "done, but", not a failed flow run
         raise BuildFailed(summary)  # the flow run ends Failed; the command reads the summary from it
     return summary
 

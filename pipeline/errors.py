@@ -9,7 +9,8 @@
     ├── StoreError              the Parquet store cannot be read or written (no store there, ...)
     │   ├── StoreWriteError     (pipeline.parts) a part could not be written: full disk, read-only folder
     │   └── CorruptPart         (pipeline.parts) a part file is not readable Parquet; names it
-    └── LLMError                the LLM endpoint failed after retries
+    ├── LLMError                the LLM endpoint failed after retries
+    └── BudgetSpent             the run's --budget is spent: asking stops (not a failure: "done, but")
 
 Every message says what to do about it (the ``hint``).
 """
@@ -48,6 +49,11 @@ class SourceError(SurgeError):
 
 class LLMError(SurgeError):
     pass
+
+
+class BudgetSpent(SurgeError):
+    """The run's budget is spent, so this request was not sent. Not an LLMError: nothing failed, and an
+    item stopped by it is neither the model's failure nor the endpoint's (a rerun resumes it)."""
 
 
 class StoreError(SurgeError):

@@ -40,6 +40,10 @@ class Ours(StrEnum):
     ENDPOINT_ERROR = "endpoint_error"  # the configured LLM endpoint failed, refused or was unreachable
     NO_RECORDED_RESPONSE = "no_recorded_response"  # no endpoint set, and no recorded answer for this item
     FETCH_ERROR = "fetch_error"  # a repository could not be cloned or checked out
+    # Not a failure: the run's --budget is spent, so an item's refactor stopped asking. Like the others
+    # it records nothing for the item (the next run resumes it in its place), but the command says
+    # "done, but" (exit 3), not "failed" (exit 1).
+    BUDGET_SPENT = "budget_spent"
 
     @property
     def transient(self) -> bool:
@@ -155,12 +159,14 @@ GENERIC_FIX = {
     Ours.SANDBOX_ERROR: f"check the sandbox ({DOCTOR})",
     Ours.ENDPOINT_ERROR: "check SURGE_LLM_BASE_URL, SURGE_LLM_MODEL, SURGE_LLM_API_KEY and that it answers",
     Ours.FETCH_ERROR: "check the manifest's repository URL and commit, and the network",
+    Ours.BUDGET_SPENT: "run again (with a --budget for that run): cached answers cost nothing",
 }
 WHAT = {
     Ours.TOOLCHAIN_MISSING: "a toolchain or image is missing",
     Ours.SANDBOX_ERROR: "the sandbox failed",
     Ours.ENDPOINT_ERROR: "the LLM endpoint failed",
     Ours.FETCH_ERROR: "a repository could not be fetched",
+    Ours.BUDGET_SPENT: "the budget stopped asking",
 }
 
 

@@ -98,7 +98,7 @@ def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> B
     ours: list[OurFailure] = []
     proposals: list[tuple[BuildItem, SourceItem, Program]] = []
     protocol = subset_spec(config.subset).protocol  # the checker's answer is the label
-    with llm_settings(config.subset) as settings:
+    with llm_settings(config) as settings:
         recorded = settings.model == RECORDED_MODEL
         client = LLMClient(settings)
         for item, source in zip(items, sources, strict=True):

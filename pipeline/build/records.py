@@ -8,6 +8,8 @@ item that already has an outcome. Tables (all append-only, content-addressed):
     build_outcomes    BuildOutcome: kept or dropped, with the reason (nothing is dropped silently)
     build_candidates  DatasetRow: the rows a kept item made; the first ``n`` in item order become the
                       subset's rows in the ``dataset`` table
+    llm_spend         LLMSpend: what one batch's refactors asked of the LLM in one command's run (the
+                      run's budget is counted over these rows, and the summary's figures come from them)
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ from typing import Literal
 from pydantic import Field, computed_field
 
 from pipeline.dataset import DatasetRow
+from pipeline.llm.budget import Budget
+from pipeline.llm.settings import LLMSettings
 from pipeline.records import Frozen, Program, content_id, default_backend
 from pipeline.store import Store, Table
 
 PLAN_TABLE = "build_plan"
 OUTCOME_TABLE = "build_outcomes"
 CANDIDATE_TABLE = "build_candidates"
+SPEND_TABLE = "llm_spend"
 
 
 class TemplateTimes(Frozen):
@@ -59,6 +64,12 @@ class BuildConfig(Frozen):
     calibration_times: tuple[TemplateTimes, ...] = Field(
         default=(), description="tc: the measured points the plan solves sizes from (the digest is hashed)"
     )
+    # How the LLM is reached and what this run may spend: neither decides a row (the review queue and
+    # the response cache key what was asked), so neither is hashed. SecretStr keeps the key out of
+    # Prefect's records of the flow's parameters.
+    llm: LLMSettings | None = Field(default=None, description="the endpoint (None: SURGE_LLM_* or recorded)")
+    budget: Budget = Field(default=Budget(), description="stop asking the LLM once this run spent it")
+    llm_run: str = Field(default="", description="the command's run, which a budget is counted over")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -118,6 +129,27 @@ class BuildOutcome(Frozen):
         return content_id("build-outcome", self.build_key, self.item_id)
 
 
+class LLMSpend(Frozen):
+    """What one batch's refactors asked of the LLM during one command's run (``run``)."""
+
+    run: str
+    build_key: str
+    subset: str
+    batch: int
+    requests: int = Field(description="HTTP requests sent, retries included")
+    cache_hits: int = Field(description="answers read from the response cache: nothing asked")
+    retries: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    budget_stopped: int = Field(default=0, description="items the budget stopped before their refactor ended")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def spend_id(self) -> str:
+        return content_id("llm-spend", self.run, self.build_key, self.batch)
+
+
 def plan_table(store: Store) -> Table[BuildItem]:
     return store.table(PLAN_TABLE, BuildItem, "item_id")
 
@@ -128,3 +160,7 @@ def outcome_table(store: Store) -> Table[BuildOutcome]:
 
 def candidate_table(store: Store) -> Table[DatasetRow]:
     return store.table(CANDIDATE_TABLE, DatasetRow, "row_id")
+
+
+def spend_table(store: Store) -> Table[LLMSpend]:
+    return store.table(SPEND_TABLE, LLMSpend, "spend_id")

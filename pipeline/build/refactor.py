@@ -14,35 +14,43 @@ cl: the LLM proposes a 1-5 difficulty (pipeline/refactor/prompts/difficulty.v1.m
 confirms or changes it (`surge review approve ID --difficulty N`); ``--auto-approve`` confirms the proposal
 as ``auto-approve`` and leaves an item the LLM could not rate for a human. The row keeps both.
 
-LLM endpoint: SURGE_LLM_* settings if set, else the recorded responses in pipeline/build/recorded/
-served by a local chat-completions server started here (pipeline/llm/replay_server.py). An item they
-hold no answer for is skipped, not dropped: setting an endpoint builds it.
+LLM endpoint: the command's --llm-* flags over SURGE_LLM_* settings if set, else the recorded responses in
+pipeline/build/recorded/ served by a local chat-completions server started here
+(pipeline/llm/replay_server.py). An item they hold no answer for is skipped, not dropped: setting an
+endpoint builds it. Items of a batch are refactored ``--llm-concurrency`` at a time; a ``--budget``
+stops asking once the run has spent it (pipeline/build/spend.py): an item it stopped is recorded
+nowhere, so the next run refactors it in its place, replaying the answers the response cache holds.
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from queue import SimpleQueue
 
-from pipeline.build import failures
+from pipeline.build import failures, spend
 from pipeline.build.execute import execute
-from pipeline.build.failures import Built, OurFailure
+from pipeline.build.failures import Built, OurFailure, Ours
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref, upstream_of
 from pipeline.dataset import DatasetRow
-from pipeline.errors import ConfigurationError
+from pipeline.errors import BudgetSpent, ConfigurationError
 from pipeline.llm import LLMClient, LLMSettings
 from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_recorded
 from pipeline.records import Program, RunRequest, RunResult, SourceItem, Verdict
-from pipeline.refactor.execute import REFACTOR_LIMITS
+from pipeline.refactor.execute import REFACTOR_LIMITS, Executor
+from pipeline.refactor.loop import RepairLoop
 from pipeline.refactor.methods import method_for
+from pipeline.refactor.outcome import Outcome
 from pipeline.review import queue_of
 from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
+from sandboxes import open_backend
 from sandboxes.languages import method_setting_for
 from sandboxes.profiles import get_profile
 
@@ -51,50 +59,95 @@ AUTO_REVIEWER = "auto-approve"
 
 
 @contextmanager
-def llm_settings(subset: str) -> Iterator[LLMSettings]:
-    """The configured endpoint, or a local server of recorded responses for the life of the block."""
-    configured = LLMSettings.from_env()
+def llm_settings(config: BuildConfig) -> Iterator[LLMSettings]:
+    """The configured endpoint (the command's flags over SURGE_LLM_*), or a local server of recorded
+    responses for the life of the block."""
+    configured = config.llm or LLMSettings.from_env()
     if configured.base_url and configured.model:
         yield configured
         return
     with (
-        RecordedServer(load_recorded(RECORDED_DIR / f"{subset}.jsonl")) as server,
+        RecordedServer(load_recorded(RECORDED_DIR / f"{config.subset}.jsonl")) as server,
         tempfile.TemporaryDirectory() as cache,
     ):
         yield LLMSettings(
-            base_url=server.base_url, model=RECORDED_MODEL, cache_dir=Path(cache), max_retries=0
+            base_url=server.base_url,
+            model=RECORDED_MODEL,
+            cache_dir=Path(cache),
+            max_retries=0,
+            concurrency=configured.concurrency,
         )
 
 
-def refactor_items(store: Store, config: BuildConfig, items: list[SourceItem]) -> bool:
-    """Run the repair loop on items the queue has not decided yet; True if the recorded default was used."""
-    from pipeline.refactor.execute import Executor
-    from pipeline.refactor.loop import RepairLoop
-    from sandboxes import open_backend
-
+def refactor_items(
+    store: Store, config: BuildConfig, items: list[SourceItem], batch: int = 0
+) -> tuple[bool, set[str]]:
+    """Run the repair loop on items the queue has not decided yet, up to ``--llm-concurrency`` at a time;
+    (whether the recorded default was used, the items the budget stopped before their refactor ended)."""
     queue = ReviewQueue(queue_of(store.root))
     done = queue.done_item_ids()
     todo = [item for item in items if item.item_id not in done]
-    with llm_settings(config.subset) as settings:
+    with llm_settings(config) as settings:
         recorded = settings.model == RECORDED_MODEL
-        if todo:
-            client = LLMClient(settings)
-            with open_backend(config.backend, unsafe=config.unsafe, workers=1) as sandbox:
-                loop = RepairLoop(client, Executor(sandbox, get_profile(config.profile)))
-                for item in todo:
-                    queue.add_outcome(item, loop.refactor(item))
-    return recorded
+        if not todo:
+            return recorded, set()
+        client = LLMClient(settings, allowance=spend.allowance_of(store, config))
+        stopped: set[str] = set()
+        try:
+            stopped = _refactor_concurrently(queue, client, config, todo)
+        finally:
+            client.close()
+            spend.record(store, config, batch, client.usage, len(stopped))
+    return recorded, stopped
+
+
+def _refactor_concurrently(
+    queue: ReviewQueue, client: LLMClient, config: BuildConfig, todo: list[SourceItem]
+) -> set[str]:
+    """Each item's repair loop in a thread of its own, each thread's candidates in a sandbox of its own
+    (the client bounds requests in flight); every outcome is queued as it ends, so a kill loses only the
+    items in flight, whose answers the response cache already holds."""
+    width = min(client.settings.concurrency, len(todo))
+    stopped: set[str] = set()
+    with ExitStack() as stack, ThreadPoolExecutor(max_workers=width) as pool:
+        loops: SimpleQueue[RepairLoop] = SimpleQueue()
+        for _ in range(width):
+            sandbox = stack.enter_context(open_backend(config.backend, unsafe=config.unsafe, workers=1))
+            loops.put(RepairLoop(client, Executor(sandbox, get_profile(config.profile))))
+        futures = {pool.submit(_refactor_one, loops, item): item for item in todo}
+        for future in as_completed(futures):
+            item = futures[future]
+            try:
+                outcome = future.result()
+            except BudgetSpent:
+                stopped.add(item.item_id)  # not queued: a rerun replays its cached answers and goes on
+                continue
+            queue.add_outcome(item, outcome)
+    return stopped
+
+
+def _refactor_one(loops: SimpleQueue[RepairLoop], item: SourceItem) -> Outcome:
+    loop = loops.get()
+    try:
+        return loop.refactor(item)
+    finally:
+        loops.put(loop)
 
 
 def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     sources = {item.item_id: SourceItem.model_validate_json(item.source_item_json) for item in items}
-    recorded = refactor_items(store, config, list(sources.values()))
+    batch = items[0].batch if items else 0
+    recorded, stopped = refactor_items(store, config, list(sources.values()), batch)
     queue = ReviewQueue(queue_of(store.root))
     outcomes: list[BuildOutcome] = []
     rows: list[DatasetRow] = []
     ours: list[OurFailure] = []
     for item in items:
         source = sources[item.item_id]
+        if source.item_id in stopped:
+            detail = f"budget {config.budget.describe()} spent"
+            ours.append(OurFailure(kind=Ours.BUDGET_SPENT, index=item.index, detail=detail))
+            continue  # nothing recorded: the next run refactors it in its place
         entry = queue.get(source.item_id)
         auto = False
         if entry.state is State.PENDING and config.auto_approve and _auto_approvable(entry):

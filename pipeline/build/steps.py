@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pipeline.build import failures
+from pipeline.build import failures, spend
 from pipeline.build.failures import OurFailure
 from pipeline.build.plan import read_batch, write_plan
 from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
@@ -136,7 +136,9 @@ def summary(store: Store, config: BuildConfig) -> dict[str, Any]:
     reviewed = spec.construction is ConstructionMethod.ITERATIVE_REFACTOR and spec.upstream_sources
     if reviewed and queue_of(store.root).exists():
         waiting = ReviewQueue(queue_of(store.root)).counts().get("pending", 0)
+    llm = spend.totals(store, config.llm_run, config.subset) if reviewed else {}
     return {
+        "llm": llm,
         "awaiting_review": waiting,
         "items": len(found),
         "kept_items": sum(o.status == "kept" for o in found),

@@ -10,6 +10,7 @@ were dropped, some await review), each with by how much and why; 4 when a subset
 from __future__ import annotations
 
 import argparse
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +18,17 @@ from pipeline.build import failures
 from pipeline.build.failures import Ours
 from pipeline.build.spread import mix_text, parse_mix, spread_line
 from pipeline.commands.common import (
+    MAX_PRICE_USD,
     add_backend_argument,
     add_profile_argument,
     add_store_argument,
     add_workers_argument,
     batch_size,
     one_profile,
+    price_usd,
     repeats_count,
     seed_number,
+    workers_count,
 )
 from pipeline.commands.display import Table
 from pipeline.errors import ConfigurationError
@@ -95,6 +99,71 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "refactored items are dropped, and the recorded responses cover a few items among the first)",
     )
     add_workers_argument(parser)
+    add_llm_arguments(parser)
+
+
+def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
+    """ml, cl, bg: the endpoint, as `surge refactor` and `surge predict` name it, and this run's budget."""
+    llm = parser.add_argument_group(
+        "LLM endpoint for ml, cl, bg (default: SURGE_LLM_* variables; none set: the recorded responses)"
+    )
+    llm.add_argument(
+        "--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1"
+    )
+    llm.add_argument("--model", "--llm-model", dest="llm_model", default=None, help="model name")
+    llm.add_argument(
+        "--llm-api-key", default=None, help="API key (prefer SURGE_LLM_API_KEY: flags show in ps)"
+    )
+    llm.add_argument(
+        "--llm-concurrency", type=workers_count, default=None, help="requests in flight, 1-256 (default 4)"
+    )
+    llm.add_argument(
+        "--llm-cache", type=Path, default=None, help="response cache folder (default .surge/llm-cache)"
+    )
+    prices = f"[0, {MAX_PRICE_USD:g}]"
+    llm.add_argument(
+        "--price-prompt-per-1k", type=price_usd, default=None, help=f"USD per 1k prompt tokens {prices}"
+    )
+    llm.add_argument(
+        "--price-completion-per-1k",
+        type=price_usd,
+        default=None,
+        help=f"USD per 1k completion tokens {prices}",
+    )
+    llm.add_argument(
+        "--budget",
+        default=None,
+        help="ml, cl, bg: stop asking past '$2.50' (needs prices) or '50ktokens' in this run (exit 3; a "
+        "rerun resumes)",
+    )
+
+
+def llm_of(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(the endpoint's settings, the run's budget), from the flags over SURGE_LLM_*; half an endpoint
+    (a URL and no model, or the reverse) is refused rather than silently answered from recordings."""
+    from pipeline.llm.budget import Budget, parse_budget, require_prices
+    from pipeline.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_env(
+        base_url=args.llm_base_url,
+        model=args.llm_model,
+        api_key=args.llm_api_key,
+        concurrency=args.llm_concurrency,
+        cache_dir=args.llm_cache,
+        price_prompt_per_1k=args.price_prompt_per_1k,
+        price_completion_per_1k=args.price_completion_per_1k,
+    )
+    if bool(settings.base_url) != bool(settings.model):
+        missing = (
+            "--model (or SURGE_LLM_MODEL)" if settings.base_url else "--llm-base-url (or SURGE_LLM_BASE_URL)"
+        )
+        raise ConfigurationError(
+            f"half an LLM endpoint: {missing} is not set",
+            hint=f"give {missing} too, or neither for the recorded responses",
+        )
+    budget = parse_budget(args.budget) if args.budget is not None else Budget()
+    require_prices(budget, bool(settings.price_prompt_per_1k or settings.price_completion_per_1k))
+    return settings, budget
 
 
 def _profile_and_backend(args: argparse.Namespace) -> tuple[str, str]:
@@ -114,6 +183,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
 
     _check_counts(args)
     mix = mix_text(parse_mix(args.time_mix))  # refused before any work when it does not parse
+    settings, budget = llm_of(args)
+    llm_run = uuid.uuid4().hex  # the run a budget is counted over (pipeline/build/spend.py)
     profile, backend = _profile_and_backend(args)
     names = args.subsets or list(RELEASED)  # subsets of ours (pyver) only when named
     unknown = [name for name in names if name not in REGISTRY]
@@ -144,21 +215,30 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
             languages=tuple(args.language or ()),
             auto_approve=args.auto_approve,
             time_mix=mix,
+            llm=settings,
+            budget=budget,
+            llm_run=llm_run,
         )
         built[name] = run_build(config, args.store, n) | {"batch_size": config.batch_size}
     unbuilt = [{"reason": f"{name}: not built: {why}", "fix": fix} for name, (why, fix) in cannot.items()]
     found = [_failures(name, result) for name, result in built.items()]
     short = [name for name, result in built.items() if result["rows"] < result["n"]]
-    recorded = _recorded_subsets(list(built))
+    recorded = _recorded_subsets(list(built), settings)
+    llm = _llm_totals(built)
+    stopped = sum(_budget_stopped(result) for result in built.values())
     lines = [_recorded_notice(recorded)] if recorded else []
     lines += [_line(name, result) for name, result in built.items()]
     lines += [failure["reason"] for failure in unbuilt]
     comparison = _compare(args, list(built))
     if comparison:
         lines += ["", comparison["_text"]]
-    exit_code = SHORT_EXIT_CODE if short else 0  # not built, or any failure of ours: the CLI exits 1
+    if llm["requests"] or llm["cache_hits"]:
+        lines.append(_llm_line(llm, budget, stopped))
+    # a spent budget is "done, but" (3), like a short subset; not built, or a failure of ours: exit 1
+    exit_code = SHORT_EXIT_CODE if short or stopped else 0
     return {
         "built": built,
+        "llm": llm | {"budget": budget.describe(), "budget_stopped_items": stopped},
         "recorded_llm": recorded,
         "not_built": {name: why for name, (why, _) in cannot.items()},
         "short": short,
@@ -212,12 +292,9 @@ def _missing_checker(spec: Any) -> str:
     return f"no Lean checker: {why}" if why else ""
 
 
-def _recorded_subsets(names: list[str]) -> list[str]:
+def _recorded_subsets(names: list[str], configured: Any) -> list[str]:
     """The subsets built here whose LLM answers came from recorded responses: refactor subsets, with no
     endpoint set."""
-    from pipeline.llm.settings import LLMSettings
-
-    configured = LLMSettings.from_env()
     if configured.base_url and configured.model:
         return []
     return [n for n in names if REGISTRY[n].construction is ConstructionMethod.ITERATIVE_REFACTOR]
@@ -228,6 +305,37 @@ def _recorded_notice(subsets: list[str]) -> str:
         f"{', '.join(subsets)}: no LLM endpoint is set, so the refactors use the recorded responses in "
         f"pipeline/build/recorded/ ({failures.recorded_fix()})"
     )
+
+
+def _llm_totals(built: dict[str, Any]) -> dict[str, Any]:
+    """The run's LLM figures over every subset it built (each subset's from pipeline/build/spend.py)."""
+    from pipeline.build.spend import FIGURES
+
+    totals: dict[str, Any] = dict.fromkeys(FIGURES, 0)
+    for result in built.values():
+        for name in FIGURES:
+            totals[name] += (result.get("llm") or {}).get(name, 0)
+    totals["cost_usd"] = round(totals["cost_usd"], 6)
+    return totals
+
+
+def _budget_stopped(result: dict[str, Any]) -> int:
+    return int(result["ours"].get(f"ours:{Ours.BUDGET_SPENT}", 0))
+
+
+def _llm_line(llm: dict[str, Any], budget: Any, stopped: int) -> str:
+    text = (
+        f"LLM: {llm['requests']} requests ({llm['cache_hits']} cache hits, {llm['retries']} retries), "
+        f"{llm['prompt_tokens']} + {llm['completion_tokens']} tokens, ${llm['cost_usd']:.4f}"
+    )
+    if budget.limited:
+        text += f"; budget {budget.describe()}"
+    if stopped:
+        text += (
+            f"\ndone, but the budget stopped it: {stopped} items not refactored (nothing recorded for "
+            "them); run the same command again to resume (cached answers cost nothing)"
+        )
+    return text
 
 
 def _default_batch(spec: Any, n: int) -> int:
@@ -299,6 +407,8 @@ def _shortfall(result: dict[str, Any]) -> str:
     """Why a subset has fewer rows than --n, most decisive cause first."""
     from flows.build_subset import MAX_CANDIDATES_PER_ROW  # loaded already: the flow has run
 
+    if _budget_stopped(result):
+        return "the budget stopped it (below); run again to resume"
     transient = [k for k in result["ours"] if Ours(k.removeprefix("ours:")).transient]
     if transient:
         return "a failure of ours stopped it (below); run again once fixed"
@@ -322,6 +432,8 @@ def _failures(name: str, result: dict[str, Any]) -> list[dict[str, str]]:
     found = []
     for key, count in result["ours"].items():
         kind = Ours(key.removeprefix("ours:"))
+        if kind is Ours.BUDGET_SPENT:
+            continue  # not a failure: said once, on the LLM line, and the exit code is 3
         detail = str(result["details"].get(f"detail:{kind}", ""))
         if kind is Ours.NO_RECORDED_RESPONSE:
             if result["rows"] < result["n"]:  # recorded answers reached --n: said on the line, not a failure

@@ -103,6 +103,14 @@ class BuildOptions(SandboxOptions):
     compare_to: Path | None = Field(
         None, description="SURGE's dataset/ folder: each subset beside the release"
     )
+    llm_base_url: str | None = Field(None, description="ml, cl, bg: the endpoint (None: SURGE_LLM_BASE_URL)")
+    llm_model: str | None = Field(None, description="the model (None: SURGE_LLM_MODEL)")
+    llm_api_key: str | None = Field(None, description="the key (None: SURGE_LLM_API_KEY)")
+    llm_concurrency: int | None = Field(None, ge=1, le=MAX_WORKERS, description="requests in flight")
+    llm_cache: Path | None = Field(None, description="response cache folder (None: .surge/llm-cache)")
+    price_prompt_per_1k: float | None = Field(None, ge=0, description="USD per 1k prompt tokens")
+    price_completion_per_1k: float | None = Field(None, ge=0, description="USD per 1k completion tokens")
+    budget: str | None = Field(None, description="stop asking past '$2.50' or '50ktokens' in this run")
 
 
 class AuditOptions(LimitOptions):

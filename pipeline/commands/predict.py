@@ -8,7 +8,8 @@ from typing import Any
 
 from pipeline.commands.common import positive_int, workers_count
 from pipeline.errors import ConfigurationError, InputError
-from pipeline.scoring.predict import PROMPT_FIELDS, Budget, RunTotals, finished_ids, parse_budget, predict
+from pipeline.llm.budget import Budget, parse_budget, require_prices
+from pipeline.scoring.predict import PROMPT_FIELDS, RunTotals, finished_ids, predict
 from pipeline.scoring.predictions import read_dataset
 from pipeline.subsets import SUBSET_NAMES
 from sources.surge_release import ReleasedRecord
@@ -71,12 +72,7 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
     )
     settings = settings.model_copy(update={"cache_dir": None})
     settings.require_endpoint()
-    if budget.usd is not None and not (settings.price_prompt_per_1k or settings.price_completion_per_1k):
-        raise ConfigurationError(
-            "--budget in dollars, but no price is set",
-            hint="set SURGE_LLM_PRICE_PROMPT_PER_1K and SURGE_LLM_PRICE_COMPLETION_PER_1K, "
-            "or budget in tokens",
-        )
+    require_prices(budget, bool(settings.price_prompt_per_1k or settings.price_completion_per_1k))
     records = dataset_records(args.dataset, set(args.subset) if args.subset else None)
     writable(args.output)
     done = finished_ids(args.output, settings.model, args.prompt)

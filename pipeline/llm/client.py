@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 
-from pipeline.errors import LLMError
+from pipeline.errors import BudgetSpent, LLMError
+from pipeline.llm.budget import Allowance
 from pipeline.llm.cache import ResponseCache, request_key
 from pipeline.llm.settings import LLMSettings
 
@@ -58,9 +59,15 @@ class Usage:
 
 
 class LLMClient:
-    def __init__(self, settings: LLMSettings, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        settings: LLMSettings,
+        transport: httpx.BaseTransport | None = None,
+        allowance: Allowance | None = None,
+    ) -> None:
         settings.require_endpoint()
         self.settings = settings
+        self.allowance = allowance  # None: no budget; else no request is sent once it is spent
         self.usage = Usage()
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(settings.concurrency)
@@ -96,6 +103,7 @@ class LLMClient:
                 self.usage.cache_hits += 1
             return _reply(hit, key, cached=True)
         body = {"model": self.settings.model, "messages": messages, **params}
+        self._check_allowance()  # a cached answer costs nothing: only a request to send is refused
         with self._slots:
             data = self._post_with_retries(body)
         reply = _reply(data, key, cached=False)
@@ -103,6 +111,18 @@ class LLMClient:
         if self._cache is not None:
             self._cache.put(key, data)
         return reply
+
+    def _check_allowance(self) -> None:
+        if self.allowance is None:
+            return
+        with self._lock:
+            tokens = self.usage.prompt_tokens + self.usage.completion_tokens
+            spent = self.allowance.spent(tokens, self.usage.cost_usd)
+        if spent:
+            raise BudgetSpent(
+                f"the budget ({self.allowance.budget.describe()}) is spent: no further request is sent",
+                hint="run again to resume (cached answers cost nothing), with a --budget for that run",
+            )
 
     def _account(self, reply: ChatReply) -> None:
         with self._lock:

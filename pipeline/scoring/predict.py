@@ -24,9 +24,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from pipeline.errors import ConfigurationError, InputError, LLMError
+from pipeline.llm.budget import Budget
 from pipeline.scoring.surge_eval import extract_output
 from sources.surge_release import ReleasedRecord
 
@@ -35,38 +36,6 @@ if TYPE_CHECKING:  # the client (httpx) loads when a prediction is asked, not wh
 
 PromptVariant = Literal["zero-shot", "few-shot", "cot"]
 PROMPT_FIELDS: dict[str, str] = {"zero-shot": "sys_0shot", "few-shot": "sys_3shot", "cot": "sys_cot"}
-
-
-class Budget(BaseModel):
-    """A stop line for one run: spend no more than this (in-flight requests may finish past it)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    usd: float | None = Field(default=None, ge=0, description="cost of this run, from the price settings")
-    tokens: int | None = Field(default=None, ge=0, description="prompt + completion tokens of this run")
-
-    def spent(self, cost_usd: float, tokens: int) -> bool:
-        return (self.usd is not None and cost_usd >= self.usd) or (
-            self.tokens is not None and tokens >= self.tokens
-        )
-
-
-def parse_budget(text: str) -> Budget:
-    """'$1.50' or '1.5usd' -> dollars; '20000tokens' or '20k tokens' -> tokens; a bare number is ambiguous."""
-    value = text.strip().lower().replace(" ", "").replace("_", "")
-    try:
-        if value.startswith("$") or value.endswith("usd"):
-            return Budget(usd=float(value.removeprefix("$").removesuffix("usd")))
-        if value.endswith("tokens"):
-            number = value.removesuffix("tokens")
-            scale = 1000 if number.endswith("k") else 1
-            return Budget(tokens=int(float(number.removesuffix("k")) * scale))
-    except ValueError:
-        pass
-    raise ConfigurationError(
-        f"--budget {text!r} is neither dollars nor tokens",
-        hint="write e.g. --budget '$2.50' or --budget 50ktokens",
-    )
 
 
 class PredictionLine(BaseModel):
