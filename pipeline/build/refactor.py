@@ -135,53 +135,79 @@ def _refactor_one(loops: SimpleQueue[RepairLoop], item: SourceItem) -> Outcome:
 
 
 def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+    """Refactor the batch's items, then run every approved program of the batch in one sandbox (``--workers``
+    at a time) and label it."""
     sources = {item.item_id: SourceItem.model_validate_json(item.source_item_json) for item in items}
     batch = items[0].batch if items else 0
     recorded, stopped = refactor_items(store, config, list(sources.values()), batch)
     queue = ReviewQueue(queue_of(store.root))
     outcomes: list[BuildOutcome] = []
-    rows: list[DatasetRow] = []
     ours: list[OurFailure] = []
+    approved: list[tuple[BuildItem, Entry, bool]] = []
     for item in items:
         source = sources[item.item_id]
         if source.item_id in stopped:
             detail = f"budget {config.budget.describe()} spent"
             ours.append(OurFailure(kind=Ours.BUDGET_SPENT, index=item.index, detail=detail))
             continue  # nothing recorded: the next run refactors it in its place
-        entry = queue.get(source.item_id)
-        auto = False
-        if entry.state is State.PENDING and config.auto_approve and _auto_approvable(entry):
-            entry, auto = queue.approve(entry.entry_id, AUTO_REVIEWER), True
-        auto = auto or entry.reviewer == AUTO_REVIEWER
-        if entry.state is State.PENDING:
-            continue  # waiting for a human: no outcome yet
-        if entry.state is State.FAILED and (kind := failures.of_refactor(entry.failure, recorded)):
-            ours.append(OurFailure(kind=kind, index=item.index, detail=entry.failure[:200]))
-            continue  # the queue retries a failed entry; the build records nothing for it
-        if entry.state is State.FAILED:
-            outcomes.append(_outcome(config, item, "dropped", f"refactor failed: {entry.failure}", (), ()))
-            continue
-        if entry.state not in ACCEPTED_STATES or entry.program is None:
-            outcomes.append(_outcome(config, item, "dropped", f"rejected review: {entry.reason}", (), ()))
-            continue
-        request = RunRequest(
-            program=entry.program,
-            setting=method_setting_for(entry.program, method_for(source).setting),
-            profile=get_profile(subset_spec(config.subset).build_profile_for(config.profile)),
-            limits=subset_spec(config.subset).build_limits or REFACTOR_LIMITS,
-            repeats=2,
-        )
-        run = execute(store, [request], config.backend, config.unsafe, 1)[0]
+        decided = _decide(config, queue, item, recorded)
+        if isinstance(decided, OurFailure):
+            ours.append(decided)
+        elif isinstance(decided, BuildOutcome):
+            outcomes.append(decided)
+        elif decided is not None:
+            approved.append((item, *decided))
+    requests = [_request(config, sources[item.item_id], entry) for item, entry, _ in approved]
+    runs = execute(store, requests, config.backend, config.unsafe, config.workers)
+    rows: list[DatasetRow] = []
+    for (item, entry, auto), run in zip(approved, runs, strict=True):
         if failure := failures.of_runs_failure([run], item.index):
             ours.append(failure)
             continue
         if why := _unusable(config, run):
             outcomes.append(_outcome(config, item, "dropped", f"approved program: {why}", (), (run.run_id,)))
             continue
-        made = _row(config, source, entry.program, run, auto, recorded, entry.extra)
+        assert entry.program is not None
+        made = _row(config, sources[item.item_id], entry.program, run, auto, recorded, entry.extra)
         outcomes.append(_outcome(config, item, "kept", "", (made.row_id,), (run.run_id,)))
         rows.append(made)
     return outcomes, rows, ours
+
+
+def _decide(
+    config: BuildConfig, queue: ReviewQueue, item: BuildItem, recorded: bool
+) -> OurFailure | BuildOutcome | tuple[Entry, bool] | None:
+    """What the queue says of one refactored item: a failure of ours, an outcome (dropped), an approved
+    entry with whether it was auto-approved, or None (waiting for a human: no outcome yet)."""
+    source = SourceItem.model_validate_json(item.source_item_json)
+    entry = queue.get(source.item_id)
+    auto = False
+    if entry.state is State.PENDING and config.auto_approve and _auto_approvable(entry):
+        entry, auto = queue.approve(entry.entry_id, AUTO_REVIEWER), True
+    auto = auto or entry.reviewer == AUTO_REVIEWER
+    if entry.state is State.PENDING:
+        return None
+    if entry.state is State.FAILED and (kind := failures.of_refactor(entry.failure, recorded)):
+        # the queue retries a failed entry; the build records nothing for it
+        return OurFailure(kind=kind, index=item.index, detail=entry.failure[:200])
+    if entry.state is State.FAILED:
+        return _outcome(config, item, "dropped", f"refactor failed: {entry.failure}", (), ())
+    if entry.state not in ACCEPTED_STATES or entry.program is None:
+        return _outcome(config, item, "dropped", f"rejected review: {entry.reason}", (), ())
+    return entry, auto
+
+
+def _request(config: BuildConfig, source: SourceItem, entry: Entry) -> RunRequest:
+    """The approved program's run as the subset labels it (its profile and limits), twice for determinism."""
+    assert entry.program is not None
+    spec = subset_spec(config.subset)
+    return RunRequest(
+        program=entry.program,
+        setting=method_setting_for(entry.program, method_for(source).setting),
+        profile=get_profile(spec.build_profile_for(config.profile)),
+        limits=spec.build_limits or REFACTOR_LIMITS,
+        repeats=2,
+    )
 
 
 def _auto_approvable(entry: Entry) -> bool:

@@ -41,10 +41,10 @@ def load_recorded(path: Path) -> list[Recorded]:
 class RecordedServer:
     """A real HTTP server on 127.0.0.1; use as a context manager."""
 
-    def __init__(self, recorded: list[Recorded]) -> None:
+    def __init__(self, recorded: list[Recorded], port: int = 0) -> None:
         self.recorded = recorded
         self.requests = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))  # 0: a free port
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
