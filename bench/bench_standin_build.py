@@ -1,0 +1,85 @@
+"""ml, cl and bg at SURGE's size from pulled upstreams through an endpoint: the stand-in (tests/standin).
+
+`surge pull` of the four generated stand-in repositories, then `surge build ml cl bg --n 150
+--auto-approve` against the stand-in endpoint (each answer delayed ``SURGE_BENCH_LLM_LATENCY_S``, default
+0.1 s, like a fast model), ``--llm-concurrency 4``; then the same command again (every item decided:
+nothing asked) and the same build into a new store with the same response cache (every answer a cache
+hit). The model never fails here, so the figures are the machinery's. Smaller: SURGE_BENCH_STANDIN_N.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.standin.server import MODEL, StandInServer  # noqa: E402
+from tests.standin.upstreams import generate  # noqa: E402
+from tests.surge_process import run_surge  # noqa: E402
+
+N = int(os.environ.get("SURGE_BENCH_STANDIN_N", "150"))
+LATENCY_S = float(os.environ.get("SURGE_BENCH_LLM_LATENCY_S", "0.1"))
+CONCURRENCY = 4
+TIMEOUT_S = 3600
+SUBSETS = ("ml", "cl", "bg")
+
+
+def timed(argv: list[str], cwd: Path) -> tuple[float, dict]:
+    started = time.perf_counter()
+    done = run_surge(argv, cwd, timeout_s=TIMEOUT_S)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"surge {argv[0]} exited {done.returncode}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
+    return elapsed, json.loads(done.stdout)
+
+
+def build_argv(pulled: Path, store: Path, cache: Path, server: StandInServer) -> list[str]:
+    return [
+        "build", *SUBSETS, "--n", str(N), "--items", str(pulled), "--store", str(store), "--auto-approve",
+        "--llm-base-url", server.base_url, "--model", MODEL, "--llm-cache", str(cache),
+        "--llm-concurrency", str(CONCURRENCY), "--json",
+    ]  # fmt: skip
+
+
+def run() -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        standin = generate(root / "upstreams")
+        pulled = root / "pulled"
+        pull_s, _ = timed(
+            ["pull", *standin.pull_args(), "--cache", str(root / "src"), "--store", str(pulled), "--json"],
+            root,
+        )
+        with StandInServer(standin.responses_path, latency_s=LATENCY_S) as server:
+            cache = root / "cache"
+            build_s, cold = timed(build_argv(pulled, root / "a", cache, server), root)
+            rerun_s, rerun = timed(build_argv(pulled, root / "a", cache, server), root)
+            fresh_s, fresh = timed(build_argv(pulled, root / "b", cache, server), root)
+    llm = cold["llm"]
+    figures = {f"standin_{name}_rows": float(cold["built"][name]["rows"]) for name in SUBSETS}
+    figures |= {
+        f"standin_{name}_items_planned": float(cold["built"][name]["planned_items"]) for name in SUBSETS
+    }
+    return figures | {
+        "standin_pull_wall_s": pull_s,
+        "standin_build_ml_cl_bg_wall_s": build_s,
+        "standin_build_requests": float(llm["requests"]),
+        "standin_build_tokens": float(llm["prompt_tokens"] + llm["completion_tokens"]),
+        "standin_rerun_same_store_wall_s": rerun_s,
+        "standin_rerun_same_store_requests": float(rerun["llm"]["requests"]),
+        "standin_new_store_same_cache_wall_s": fresh_s,
+        "standin_new_store_same_cache_requests": float(fresh["llm"]["requests"]),
+        "standin_new_store_cache_hit_ratio": fresh["llm"]["cache_hits"] / max(1, llm["requests"]),
+    }
+
+
+if __name__ == "__main__":
+    for name, value in run().items():
+        print(f"{name:<45} {value:12.3f}")
