@@ -132,6 +132,7 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     )
     llm.add_argument(
         "--budget",
+        type=str,
         default=None,
         help="ml, cl, bg: stop asking past '$2.50' (needs prices) or '50ktokens' in this run (exit 3; a "
         "rerun resumes)",
