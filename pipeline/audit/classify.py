@@ -16,6 +16,7 @@ import re
 from pydantic import BaseModel
 
 from pipeline.audit.causes import build_failure, missing_dependency, timeout_reason
+from pipeline.audit.fingerprints import differing_fingerprints, mask_fingerprints
 from pipeline.audit.rows import AuditClass
 from pipeline.records import RunResult, Verdict
 
@@ -230,11 +231,25 @@ def compare_labels(ours: str, gt: str) -> Classification:
         return Classification(
             audit_class=AuditClass.LOCALE_DRIFT, reason="localised words or numbers", evidence=evidence
         )
-    if is_toolchain_drift(ours, gt):
-        return Classification(
-            audit_class=AuditClass.TOOLCHAIN_DRIFT, reason="differs only in diagnostics", evidence=evidence
-        )
+    if drift := toolchain_drift_reason(ours, gt):
+        return Classification(audit_class=AuditClass.TOOLCHAIN_DRIFT, reason=drift, evidence=evidence)
     return Classification(audit_class=AuditClass.MISMATCH, evidence=evidence)
+
+
+def toolchain_drift_reason(ours: str, gt: str) -> str:
+    """Why two labels differ only by the toolchain that printed them (fingerprints quoted), or "".
+
+    Fingerprints count only where both labels carry a toolchain's diagnostics: a program that prints
+    something shaped like `(.text+0x24)` must print it exactly."""
+    spoke = has_diagnostics(ours) and has_diagnostics(gt)
+    fingerprints = differing_fingerprints(ours, gt) if spoke else []
+    masked_ours, masked_gt = (mask_fingerprints(ours), mask_fingerprints(gt)) if spoke else (ours, gt)
+    quoted = "toolchain fingerprints differ: " + "; ".join(fingerprints)
+    if fingerprints and normalise(masked_ours) == normalise(masked_gt):
+        return quoted
+    if is_toolchain_drift(masked_ours, masked_gt):
+        return "differs only in diagnostics" + (f"; {quoted}" if fingerprints else "")
+    return ""
 
 
 def same_json(ours: str, gt: str) -> bool:
