@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # `make images`: build the surge/<family>:<suite> images with no registry, incrementally.
 #
-#   bash dockerfiles/build.sh                      every family, both profiles (bookworm, bullseye)
+#   bash dockerfiles/build.sh                      every family, every profile (bookworm, bullseye, focal)
 #   bash dockerfiles/build.sh --minimal            cpp + python only (what the docker tests need)
 #   bash dockerfiles/build.sh --suites bookworm cpp
 #   bash dockerfiles/build.sh --from-registry      FROM debian:<suite>-slim instead of the debootstrap base
 #   bash dockerfiles/build.sh --refresh-pins bookworm   re-resolve pinned versions from the archive
+#   bash dockerfiles/build.sh --suites focal cpp   the older toolchain of SURGE's dr labels
 #
-# Profiles: "current" = bookworm, "surge-repro" = bullseye (sandboxes/backends/docker.py maps them).
+# Profiles: "current" = bookworm, "surge-repro" = bullseye, "surge-focal" = focal (sandboxes/backends/docker.py
+# maps them). "focal" is no Debian suite: bullseye's base and packages with bookworm's clang-19 beside them
+# (<family>/Dockerfile.focal, from surge/<family>:bookworm, built first).
 # An image whose inputs (Dockerfile, common/, pinned packages, base image id) hash to the value in its
 # org.surge.inputs-hash label is skipped. Package installs reach Debian's archive through host networking.
 set -euo pipefail
@@ -19,7 +22,7 @@ read -r -a ALL_FAMILIES <<<"$all_families"
 MINIMAL_FAMILIES=(cpp python)
 export DOCKER_BUILDKIT=0  # the classic builder: uses local base images, never asks a registry
 
-suites=(bookworm bullseye)
+suites=(bookworm bullseye focal)  # focal after bookworm: its clang comes from surge/cpp:bookworm
 families=()
 from_registry=0
 refresh=0
@@ -31,8 +34,8 @@ while [ $# -gt 0 ]; do
     --minimal) families=("${MINIMAL_FAMILIES[@]}") ;;
     --from-registry) from_registry=1 ;;
     --refresh-pins) refresh=1 ;;
-    --suites) suites=(); while [ $# -gt 1 ] && [[ "$2" =~ ^(bookworm|bullseye|trixie)$ ]]; do suites+=("$2"); shift; done ;;
-    bookworm|bullseye|trixie) suites=("$1") ;;
+    --suites) suites=(); while [ $# -gt 1 ] && [[ "$2" =~ ^(bookworm|bullseye|trixie|focal)$ ]]; do suites+=("$2"); shift; done ;;
+    bookworm|bullseye|trixie|focal) suites=("$1") ;;
     -h|--help) usage 0 ;;
     -*) echo "build.sh: unknown option $1" >&2; usage 2 ;;
     *) families+=("$1") ;;
@@ -50,12 +53,26 @@ pins_line() {  # the "<family>: ..." line of a suite's pins file, without the fa
   sed -n "s/^$2:[[:space:]]*//p" "$HERE/pins/$1.txt"
 }
 
+debian_suite() {  # the Debian suite a suite's images start from
+  case "$1" in focal) echo bullseye ;; *) echo "$1" ;; esac
+}
+
 base_image() {
-  if [ "$from_registry" -eq 1 ]; then echo "debian:$1-slim"; else echo "surge/base:$1"; fi
+  local debian; debian="$(debian_suite "$1")"
+  if [ "$from_registry" -eq 1 ]; then echo "debian:$debian-slim"; else echo "surge/base:$debian"; fi
 }
 
 ensure_base() {
-  if [ "$from_registry" -eq 1 ]; then docker pull -q "debian:$1-slim" >/dev/null; else bash "$HERE/base/build-base.sh" "$1"; fi
+  local debian; debian="$(debian_suite "$1")"
+  if [ "$from_registry" -eq 1 ]; then docker pull -q "debian:$debian-slim" >/dev/null; else bash "$HERE/base/build-base.sh" "$debian"; fi
+}
+
+dockerfile_of() {  # <family>/Dockerfile.<suite> where a suite needs its own recipe
+  if [ -f "$HERE/$2/Dockerfile.$1" ]; then echo "$HERE/$2/Dockerfile.$1"; else echo "$HERE/$2/Dockerfile"; fi
+}
+
+donor_image() {  # focal's clang comes from the bookworm image of the same family
+  case "$1" in focal) echo "surge/$2:bookworm" ;; *) echo "" ;; esac
 }
 
 label_of() {
@@ -69,7 +86,7 @@ needs_network() {  # lean4 downloads elan and its toolchain from GitHub
 }
 
 build_image() {
-  local suite="$1" family="$2" line packages aliases base tag hash dockerfile_hash started
+  local suite="$1" family="$2" line packages aliases base tag hash dockerfile_hash started dockerfile donor
   tag="surge/$family:$suite"
   line="$(pins_line "$suite" "$family")"
   if [ -z "$line" ]; then
@@ -84,9 +101,12 @@ build_image() {
   packages="${line%%|*}"; packages="$(echo $packages)"
   aliases=""; [[ "$line" == *"|"* ]] && aliases="$(echo ${line#*|})"
   base="$(base_image "$suite")"
-  dockerfile_hash="$(sha256sum "$HERE/$family/Dockerfile" | cut -c1-16)"
-  hash="$( { cat "$HERE/$family/Dockerfile" "$HERE/common/install-packages.sh"; echo "$packages|$aliases";
-             docker image inspect --format '{{.Id}}' "$base"; } | sha256sum | cut -c1-16)"
+  dockerfile="$(dockerfile_of "$suite" "$family")"
+  donor="$(donor_image "$suite" "$family")"
+  [ -z "$donor" ] || build_image bookworm "$family"
+  dockerfile_hash="$(sha256sum "$dockerfile" | cut -c1-16)"
+  hash="$( { cat "$dockerfile" "$HERE/common/install-packages.sh"; echo "$packages|$aliases";
+             docker image inspect --format '{{.Id}}' "$base" ${donor:+"$donor"}; } | sha256sum | cut -c1-16)"
   if [ "$(label_of "$tag" org.surge.inputs-hash)" = "$hash" ]; then
     echo "ok    $tag is up to date ($hash)"
     return
@@ -95,9 +115,10 @@ build_image() {
   echo "build $tag from $base"
   docker build --network host --quiet --force-rm \
     --build-arg "BASE_IMAGE=$base" --build-arg "PACKAGES=$packages" --build-arg "ALIASES=$aliases" \
+    ${donor:+--build-arg "CLANG_IMAGE=$donor"} \
     --label "org.surge.inputs-hash=$hash" --label "org.surge.dockerfile-sha256=$dockerfile_hash" \
-    --label "org.surge.debian-suite=$suite" \
-    -t "$tag" -f "$HERE/$family/Dockerfile" "$HERE" >"$HERE/.build-$family-$suite.log" 2>&1 \
+    --label "org.surge.debian-suite=$(debian_suite "$suite")" --label "org.surge.suite=$suite" \
+    -t "$tag" -f "$dockerfile" "$HERE" >"$HERE/.build-$family-$suite.log" 2>&1 \
     || { tail -30 "$HERE/.build-$family-$suite.log" >&2; echo "build.sh: $tag failed" >&2; exit 1; }
   rm -f "$HERE/.build-$family-$suite.log"
   echo "built $tag in $((SECONDS - started)) s"

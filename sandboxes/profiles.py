@@ -44,6 +44,13 @@ PROFILES: dict[str, EnvironmentProfile] = {
             locale="C",
             image="surge/{family}:{suite}",
         ),
+        EnvironmentProfile(
+            name="surge-focal",
+            description="aimed at SURGE's dr labels (an Ubuntu 20.04 host with a newer clang): glibc 2.31, "
+            "g++ 9, clang 19 (its line gutters) on bullseye; other languages as surge-repro; LANG=C (Docker)",
+            locale="C",
+            image="surge/{family}:{suite}",
+        ),
     )
 }
 

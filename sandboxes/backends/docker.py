@@ -57,7 +57,9 @@ from sandboxes.spawn_helper import is_static, spawn_helper
 NAME = "docker"
 IMAGE_REPOSITORY = "surge"
 DEFAULT_SUITE = "bookworm"  # profile "current" (and every profile that names no suite)
-PROFILE_SUITES = {"current": "bookworm", "surge-repro": "bullseye"}
+PROFILE_SUITES = {"current": "bookworm", "surge-repro": "bullseye", "surge-focal": "focal"}
+# A suite only some families have (dockerfiles/pins/<suite>.txt) -> (those families, the suite the rest run)
+PARTIAL_SUITES = {"focal": (frozenset({"cpp"}), "bullseye")}
 BUILD_HINT = "build the images: `make images` (or `bash dockerfiles/build.sh --minimal`: C/C++ and Python)"
 START_HINT = "start the Docker engine (`systemctl start docker`) or use the local sandbox (--backend bwrap)"
 
@@ -98,6 +100,8 @@ def image_for(language: Language, profile: EnvironmentProfile) -> str:
     spec = spec_for(language)  # the family and any fixed suite are the language spec's
     family = spec.image_family
     suite = spec.image_suite or PROFILE_SUITES.get(profile.name, DEFAULT_SUITE)
+    families, fallback = PARTIAL_SUITES.get(suite, (frozenset({family}), suite))
+    suite = suite if family in families else fallback
     template = profile.image or f"{IMAGE_REPOSITORY}/{{family}}:{{suite}}"
     image = template.format(family=family, suite=suite)
     # SURGE_IMAGE_REPOSITORY: the same images under another name (a private registry's prefix; the

@@ -21,6 +21,7 @@ SPEC = NativeSpec(
     image_packages={
         "bookworm": ("gcc", "gcc-12", "clang", "libc6-dev"),
         "bullseye": ("gcc", "gcc-10", "clang-16", "libc6-dev"),
+        "focal": ("gcc-9", "libc6-dev", "patchelf"),
     },
     source_name="test.c",
     extensions=(".c",),

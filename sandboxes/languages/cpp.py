@@ -27,6 +27,8 @@ SPEC = NativeSpec(
     image_packages={
         "bookworm": ("g++", "g++-12", "clang", "clang-14", "clang-19", "libc6-dev"),
         "bullseye": ("g++", "g++-10", "clang-16", "libc6-dev"),  # clang-16: the newest bullseye has
+        # bullseye's gcc 9 and glibc 2.31, bookworm's clang-19 beside them (dockerfiles/cpp/Dockerfile.focal)
+        "focal": ("gcc-9", "g++-9", "libc6-dev", "patchelf"),
     },
     alternative_tools=("clang++", "clang++-14", "clang++-16", "clang++-19"),
     source_name="test.cpp",

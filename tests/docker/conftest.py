@@ -23,6 +23,8 @@ from tests.conftest import REPO_ROOT
 
 MINIMAL_IMAGES = ("surge/cpp:bookworm", "surge/python:bookworm")
 REPRO_IMAGES = ("surge/cpp:bullseye", "surge/python:bullseye")
+FOCAL_IMAGES = ("surge/cpp:focal",)  # built from bullseye and surge/cpp:bookworm (dockerfiles/pins/focal.txt)
+ARCHIVE_SUITES = {"focal": "bullseye"}  # an image suite that is no Debian suite -> the one it installs from
 BUILD_TIMEOUT_S = 1800
 DEBIAN_MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
@@ -60,6 +62,14 @@ def repro_images(surge_images: None) -> Iterator[None]:
     yield
 
 
+@pytest.fixture(scope="session")
+def focal_images(repro_images: None) -> Iterator[None]:
+    """The C/C++ image of profile "surge-focal" (gcc 9, glibc 2.31, clang 19 beside them)."""
+    ensure_images("bookworm", ("surge/cpp:bookworm",))  # clang 19 is copied from it
+    ensure_images("focal", FOCAL_IMAGES)
+    yield
+
+
 def ensure_images(suite: str, tags: tuple[str, ...]) -> None:
     if not engine_running():
         pytest.skip("needs a running Docker engine (`docker info` failed)")
@@ -78,7 +88,8 @@ def build_prerequisite_missing(suite: str) -> str:
     if shutil.which("debootstrap") is None:
         return "needs `debootstrap`"
     try:
-        urllib.request.urlopen(f"{DEBIAN_MIRROR}/dists/{suite}/Release", timeout=10).close()
+        release = f"{DEBIAN_MIRROR}/dists/{ARCHIVE_SUITES.get(suite, suite)}/Release"
+        urllib.request.urlopen(release, timeout=10).close()
     except OSError as error:
         return f"Debian's archive is unreachable: {error}"
     return ""

@@ -19,7 +19,7 @@ from sandboxes.languages import REGISTRY, image_families, language_aliases, mani
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT / "sandboxes" / "languages" / "manifest.py"
 # Images pinned beside the languages' that are no language's: the cluster host (dockerfiles/dask).
-HOST_FAMILIES = {"bookworm": {"dask"}, "bullseye": set()}
+HOST_FAMILIES = {"bookworm": {"dask"}, "bullseye": set(), "focal": set()}
 
 
 def test_the_stdlib_reading_of_the_specs_matches_the_registry() -> None:
@@ -62,7 +62,7 @@ def pinned_names(suite: str) -> dict[str, set[str]]:
     return found
 
 
-@pytest.mark.parametrize("suite", ["bookworm", "bullseye"])
+@pytest.mark.parametrize("suite", ["bookworm", "bullseye", "focal"])
 def test_the_pins_pin_exactly_the_specs_image_packages(suite: str) -> None:
     wanted: dict[str, set[str]] = {}
     for spec in REGISTRY.values():

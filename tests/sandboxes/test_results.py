@@ -204,3 +204,7 @@ def test_docker_profiles_name_their_images_with_per_family_suites() -> None:
     assert image_for("cpp", repro) == "surge/cpp:bullseye"
     assert image_for("julia", current) == "surge/julia:bullseye"  # Debian 12 has no Julia package
     assert repro.locale == "C"
+    # surge-focal has its own C/C++ image; every other family runs bullseye's
+    focal = get_profile("surge-focal")
+    assert (image_for("cpp", focal), image_for("c", focal)) == ("surge/cpp:focal", "surge/cpp:focal")
+    assert image_for("python", focal) == "surge/python:bullseye"
