@@ -11,7 +11,7 @@
 # Profiles: "current" = bookworm, "surge-repro" = bullseye, "surge-focal" = focal (sandboxes/backends/docker.py
 # maps them). "focal" is no Debian suite: bullseye's base and packages with bookworm's clang-19 beside them
 # (<family>/Dockerfile.focal, from surge/<family>:bookworm, built first).
-# An image whose inputs (Dockerfile, common/, pinned packages, base image id) hash to the value in its
+# An image whose inputs (Dockerfile, common/, pinned packages, base and donor image ids) hash to the value in its
 # org.surge.inputs-hash label is skipped. Package installs reach Debian's archive through host networking.
 set -euo pipefail
 
@@ -27,7 +27,7 @@ families=()
 from_registry=0
 refresh=0
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -90,7 +90,7 @@ build_image() {
   tag="surge/$family:$suite"
   line="$(pins_line "$suite" "$family")"
   if [ -z "$line" ]; then
-    echo "skip  $tag: Debian $suite has no package for it (dockerfiles/pins/$suite.txt)"
+    echo "skip  $tag: no packages pinned for it in dockerfiles/pins/$suite.txt (Debian has none, or the profile uses another suite's image)"
     return
   fi
   if needs_network "$family"; then

@@ -13,6 +13,7 @@ from pipeline.audit.classify import classify
 from pipeline.audit.rows import AuditClass
 from pipeline.records import ExecutionSetting, LabelProtocol, Program, RunRequest, RunResult, Verdict
 from sandboxes.profiles import get_profile
+from tests.conftest import REPO_ROOT
 
 IMAGE = "surge/cpp:focal"
 THREAD = (
@@ -75,3 +76,16 @@ def test_clang_prints_the_gutters_of_the_dr_labels(backend: Any) -> None:
     result = run(backend, PRINTF, "clang++")
     assert result.verdict is Verdict.COMPILE_ERROR
     assert classify(result, PRINTF_LABEL).audit_class is AuditClass.EXACT
+
+
+def test_the_focal_build_is_incremental(focal_images: None) -> None:
+    """The hash of its inputs covers the bookworm image clang comes from: unchanged, nothing rebuilds."""
+    build = subprocess.run(
+        ["bash", str(REPO_ROOT / "dockerfiles" / "build.sh"), "--suites", "focal", "cpp"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert build.returncode == 0, build.stderr
+    assert "surge/cpp:bookworm is up to date" in build.stdout
+    assert "surge/cpp:focal is up to date" in build.stdout
