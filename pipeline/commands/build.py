@@ -18,17 +18,15 @@ from pipeline.build import failures
 from pipeline.build.failures import Ours
 from pipeline.build.spread import mix_text, parse_mix, spread_line
 from pipeline.commands.common import (
-    MAX_PRICE_USD,
     add_backend_argument,
+    add_endpoint_arguments,
     add_profile_argument,
     add_store_argument,
     add_workers_argument,
     batch_size,
     one_profile,
-    price_usd,
     repeats_count,
     seed_number,
-    workers_count,
 )
 from pipeline.commands.display import Table
 from pipeline.errors import ConfigurationError
@@ -107,29 +105,7 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     llm = parser.add_argument_group(
         "LLM endpoint for ml, cl, bg (default: SURGE_LLM_* variables; none set: the recorded responses)"
     )
-    llm.add_argument(
-        "--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1"
-    )
-    llm.add_argument("--model", "--llm-model", dest="llm_model", default=None, help="model name")
-    llm.add_argument(
-        "--llm-api-key", default=None, help="API key (prefer SURGE_LLM_API_KEY: flags show in ps)"
-    )
-    llm.add_argument(
-        "--llm-concurrency", type=workers_count, default=None, help="requests in flight, 1-256 (default 4)"
-    )
-    llm.add_argument(
-        "--llm-cache", type=Path, default=None, help="response cache folder (default .surge/llm-cache)"
-    )
-    prices = f"[0, {MAX_PRICE_USD:g}]"
-    llm.add_argument(
-        "--price-prompt-per-1k", type=price_usd, default=None, help=f"USD per 1k prompt tokens {prices}"
-    )
-    llm.add_argument(
-        "--price-completion-per-1k",
-        type=price_usd,
-        default=None,
-        help=f"USD per 1k completion tokens {prices}",
-    )
+    add_endpoint_arguments(llm)
     llm.add_argument(
         "--budget",
         type=str,

@@ -346,3 +346,31 @@ def old_rule_note(rows: int) -> str:
         f"note: {rows} stored rows carry run ids of the old rule (program, setting and profile only): they "
         "stay readable, but no new run id matches them, so their programs run again when asked for"
     )
+
+
+def add_endpoint_arguments(llm: argparse._ActionsContainer) -> None:
+    """An OpenAI-compatible endpoint's flags, one meaning wherever they appear (refactor, build): its URL,
+    model, key, requests in flight, response cache and prices. ``llm`` is a parser or an argument group."""
+    llm.add_argument(
+        "--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1"
+    )
+    llm.add_argument("--model", "--llm-model", dest="llm_model", default=None, help="model name")
+    llm.add_argument(
+        "--llm-api-key", default=None, help="API key (prefer SURGE_LLM_API_KEY: flags show in ps)"
+    )
+    llm.add_argument(
+        "--llm-concurrency", type=workers_count, default=None, help="requests in flight, 1-256 (default 4)"
+    )
+    llm.add_argument(
+        "--llm-cache", type=Path, default=None, help="response cache folder (default .surge/llm-cache)"
+    )
+    prices = f"[0, {MAX_PRICE_USD:g}]"
+    llm.add_argument(
+        "--price-prompt-per-1k", type=price_usd, default=None, help=f"USD per 1k prompt tokens {prices}"
+    )
+    llm.add_argument(
+        "--price-completion-per-1k",
+        type=price_usd,
+        default=None,
+        help=f"USD per 1k completion tokens {prices}",
+    )

@@ -8,14 +8,12 @@ from typing import Any
 
 from pipeline.commands.common import (
     DEFAULT_REVIEW_DB,
-    MAX_PRICE_USD,
     add_backend_argument,
+    add_endpoint_arguments,
     add_workers_argument,
     batch_size,
     bounded_int,
     positive_int,
-    price_usd,
-    workers_count,
 )
 
 HELP = (
@@ -58,29 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_argument(parser)
     parser.add_argument("--unsafe", action="store_true", help="allow running candidates without a sandbox")
     llm = parser.add_argument_group("LLM endpoint (default: SURGE_LLM_* environment variables)")
-    llm.add_argument(
-        "--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1"
-    )
-    llm.add_argument("--llm-model", default=None, help="model name")
-    llm.add_argument(
-        "--llm-api-key", default=None, help="API key (prefer SURGE_LLM_API_KEY: flags show in ps)"
-    )
-    llm.add_argument(
-        "--llm-concurrency", type=workers_count, default=None, help="requests in flight, 1-256 (default 4)"
-    )
-    llm.add_argument(
-        "--llm-cache", type=Path, default=None, help="response cache folder (default .surge/llm-cache)"
-    )
-    prices = f"[0, {MAX_PRICE_USD:g}]"
-    llm.add_argument(
-        "--price-prompt-per-1k", type=price_usd, default=None, help=f"USD per 1k prompt tokens {prices}"
-    )
-    llm.add_argument(
-        "--price-completion-per-1k",
-        type=price_usd,
-        default=None,
-        help=f"USD per 1k completion tokens {prices}",
-    )
+    add_endpoint_arguments(llm)
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
