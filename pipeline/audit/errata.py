@@ -1,4 +1,5 @@
-"""An errata of the audited release: what a benchmark's authors can apply (issue 28).
+"""An errata of the audited release: what a benchmark's authors can apply. Labels are audited to be
+fixed, and the evidence in a report alone fixes nothing.
 
 `write_errata(DIR, ...)` writes
 - ``errata.jsonl``: one entry per label that is not reproduced under any profile (explained or

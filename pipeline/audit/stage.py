@@ -1,6 +1,7 @@
 """The audit as a stage: `run_audit(options, execute) -> AuditSummary` (the CLI is a thin layer over it).
 
-Rounds, adaptive by default (issue 28):
+Rounds, adaptive by default, so that the audit's cost follows what is left to explain rather than
+labels × profiles:
 1. each label once (one repeat) under its subset's first profile (`plan.first_profiles`);
 2. the labels that did not reproduce: repeated under every profile (to tell non-determinism and find
    the environment that explains them);

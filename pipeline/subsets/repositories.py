@@ -153,7 +153,9 @@ def packed_program(record: ReleasedRecord, run_instruction: str) -> ProgramPlan:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reconstruction: the obvious repair of a repository that cannot build as released (issue 28)
+# Reconstruction: the obvious repair of a repository that cannot build as released. Run instructions that
+# call a binary nothing builds, or a Makefile naming a source the release lacks, would otherwise leave a
+# label unchecked that the obvious build can check.
 # ---------------------------------------------------------------------------------------------
 
 _COMPILERS = {".cpp": "g++", ".cc": "g++", ".cxx": "g++", ".c": "gcc"}
