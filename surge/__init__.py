@@ -4,46 +4,8 @@ Importing it changes nothing in the caller's process; each function configures w
 settings) inside the call and restores the environment when it returns.
 """
 
-from pipeline.api import (
-    AuditOptions,
-    AuditSummary,
-    BuildOptions,
-    BuildSummary,
-    ExportOptions,
-    ExportSummary,
-    RunOptions,
-    RunSummary,
-    ScoreOptions,
-    ScoreSummary,
-    StatsOptions,
-    StatsSummary,
-    audit,
-    build,
-    export,
-    run,
-    score,
-    stats,
-)
+from pipeline import api
+from pipeline.api import *  # noqa: F403 - the API's names, listed once in its __all__
 from pipeline.errors import SurgeError
 
-__all__ = [
-    "AuditOptions",
-    "AuditSummary",
-    "BuildOptions",
-    "BuildSummary",
-    "ExportOptions",
-    "ExportSummary",
-    "RunOptions",
-    "RunSummary",
-    "ScoreOptions",
-    "ScoreSummary",
-    "StatsOptions",
-    "StatsSummary",
-    "SurgeError",
-    "audit",
-    "build",
-    "export",
-    "run",
-    "score",
-    "stats",
-]
+__all__ = [*api.__all__, "SurgeError"]
