@@ -85,7 +85,9 @@ def judge(
     features: dict[str, object] = {"qid": f"{item.subset}_s{config.seed}_{item.index}", "fid": item.template}
     if timed:  # tc's time is text, as released; sc's a float of seconds
         features["time"] = f"{median_s:.4f} seconds"
-        features |= {"cpu_s_median": round(median_s, 4), "cpu_s_spread": [times[0], times[-1]]}
+        # all three rounded alike: rounding is monotone, so the median stays inside its spread
+        spread_s = [round(times[0], 4), round(times[-1], 4)]
+        features |= {"cpu_s_median": round(median_s, 4), "cpu_s_spread": spread_s}
     else:
         features["time"] = round(median_s, 4)
     features |= family_features(item, program.argv, median_s)
