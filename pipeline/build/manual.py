@@ -1,10 +1,14 @@
 """Manual implementation, sc and tc: run each template instance, label it with its stdout.
 
-sc runs each instance twice (a label must be stable); tc runs it ``repeats`` times one after the other
-in the same sandbox and records the CPU time (user + system) as the median, the spread (min, max) kept,
-and a time bin. Dropped, with the reason: a run that fails, hits a limit, or prints differently between
-repeats. Every row records its family (the template), parameters and time bin; tc rows drawn for a
-bin (pipeline/build/spread.py) also the bin they were drawn for. A failure of ours (sandbox, missing
+sc runs each instance twice (a label must be stable); tc runs it twice as separate requests and, only
+where those two CPU times differ by more than ``TIMING_AGREEMENT``, up to ``repeats`` times in all, and
+records the CPU time (user + system) as the median, the spread (min, max) kept, and a time bin. tc's
+longest bins are most of a build's CPU: a third copy of a 40-second run whose two copies agree to a few
+percent moves its median by less than that, so it is spent only where the copies disagree.
+
+Dropped, with the reason: a run that fails, hits a limit, or prints differently between repeats. Every row
+records its family (the template), parameters and time bin; tc rows drawn for a bin
+(pipeline/build/spread.py) also the bin they were drawn for. A failure of ours (sandbox, missing
 toolchain) is not an outcome: the item is tried again by the next run (pipeline/build/failures.py).
 """
 
@@ -28,6 +32,10 @@ LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=300.0))
 # their cap is 90 s. Wall time is generous since the cores are shared and only CPU time is a fact here.
 LONG_LIMITS = Limits(run=PhaseLimits(cpu_s=90.0, wall_s=900.0))
 LONG_BINS = ("10-30s", ">=30s")
+# Two copies whose CPU times are within this fraction of each other time an instance; wider apart, the
+# copies up to ``repeats`` are run and the median taken over them all.
+TIMING_AGREEMENT = 0.10
+TIMING_RULE = f"2 copies, up to repeats past {TIMING_AGREEMENT:.0%} apart"
 
 
 def limits_for(item: BuildItem) -> Limits:
@@ -50,17 +58,55 @@ def build_timed_scripts(store: Store, config: BuildConfig, items: list[BuildItem
 
 
 def _build(store: Store, config: BuildConfig, items: list[BuildItem], timed: bool) -> Built:
+    per_item = (
+        _timed_copies(store, config, items)
+        if timed
+        else [[run] for run in _stable_runs(store, config, items)]
+    )
+    return failures.judge_each(items, per_item, lambda item, runs: judge(config, item, runs, timed))
+
+
+def _requests(config: BuildConfig, items: list[BuildItem], copies: int, repeats: int) -> list[RunRequest]:
     profile = get_profile(config.profile)
-    copies = config.repeats if timed else 1
-    repeats = 1 if timed else 2
-    requests = [
+    return [
         RunRequest(program=item.program(), profile=profile, limits=limits_for(item), repeats=repeats)
         for item in items
         for _ in range(copies)
     ]
-    results = execute(store, requests, config.backend, config.unsafe, config.workers, reuse=copies == 1)
-    per_item = [results[position * copies : (position + 1) * copies] for position in range(len(items))]
-    return failures.judge_each(items, per_item, lambda item, runs: judge(config, item, runs, timed))
+
+
+def _stable_runs(store: Store, config: BuildConfig, items: list[BuildItem]) -> list[RunResult]:
+    """sc: one request per item, repeated twice inside the sandbox (a label must be stable)."""
+    return execute(store, _requests(config, items, 1, 2), config.backend, config.unsafe, config.workers)
+
+
+def _copies(store: Store, config: BuildConfig, items: list[BuildItem], copies: int) -> list[RunResult]:
+    """tc: ``copies`` separate requests per item, in item order. They share a run id and each one's CPU
+    time is a new fact, so none is served from the store."""
+    requests = _requests(config, items, copies, 1)
+    return execute(store, requests, config.backend, config.unsafe, config.workers, reuse=False)
+
+
+def _timed_copies(store: Store, config: BuildConfig, items: list[BuildItem]) -> list[list[RunResult]]:
+    """tc: two copies of every item (one if ``repeats`` is 1), then the rest of ``repeats`` only for the
+    items whose two copies finished with CPU times further apart than ``TIMING_AGREEMENT``."""
+    first = min(config.repeats, 2)
+    results = _copies(store, config, items, first)
+    per_item = [results[position * first : (position + 1) * first] for position in range(len(items))]
+    unsettled = [p for p, runs in enumerate(per_item) if _needs_more(runs) and config.repeats > first]
+    more = config.repeats - first
+    extra = _copies(store, config, [items[p] for p in unsettled], more) if unsettled else []
+    for order, position in enumerate(unsettled):
+        per_item[position] += extra[order * more : (order + 1) * more]
+    return per_item
+
+
+def _needs_more(runs: list[RunResult]) -> bool:
+    """Two finished copies that agree on their verdict but not, within the agreement, on CPU time."""
+    if len(runs) < 2 or any(failures.of_run(r) is not None or r.verdict is not Verdict.OK for r in runs):
+        return False  # a failure of ours or the item's: judged as it is, no more copies
+    times = [cpu_s(r) for r in runs]
+    return max(times) - min(times) > TIMING_AGREEMENT * max(max(times), 1e-9)
 
 
 def judge(

@@ -48,7 +48,11 @@ class BuildConfig(Frozen):
     subset: str
     seed: int = 0
     profile: str = "default"
-    repeats: int = Field(default=3, ge=1, description="tc timing repeats; sc/dr run twice for determinism")
+    repeats: int = Field(
+        default=3,
+        ge=1,
+        description="tc timing copies at most (2, more only where they disagree); sc/dr run twice",
+    )
     templates: str = Field(default="library", description="'library', or a path to SURGE's dataset/")
     backend: str = Field(default_factory=default_backend)
     unsafe: bool = False
@@ -85,7 +89,15 @@ class BuildConfig(Frozen):
             self.languages,
             # a calibrated plan (tc) depends on its bin mix and the measured times; others keep their keys
             *((self.time_mix, self.calibration) if self.calibration else ()),
+            *self._timing_rule(),
         )
+
+    def _timing_rule(self) -> tuple[str, ...]:
+        """A timed subset's rule for how many copies time an instance (it decides the recorded time)."""
+        from pipeline.build.manual import TIMING_RULE  # lazily: the build steps import these records
+        from pipeline.subsets import subset_spec
+
+        return (TIMING_RULE,) if self.repeats > 2 and subset_spec(self.subset).time_bins else ()
 
 
 class BuildItem(Frozen):

@@ -53,7 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--repeats",
         type=repeats_count,
         default=3,
-        help="tc: runs per instance for the CPU-time median (1-100)",
+        help="tc: most runs per instance for the CPU-time median (two, more only where those two differ "
+        "by over 10%%; 1-100)",
     )
     parser.add_argument(
         "--templates",

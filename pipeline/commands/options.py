@@ -91,7 +91,7 @@ class BuildOptions(SandboxOptions):
     subsets: list[str] = Field(default_factory=list, description="subsets to build (empty: SURGE's eight)")
     n: int | None = Field(None, description="rows per subset (None: SURGE's Table 1 size)")
     seed: int = Field(0, ge=0, le=MAX_SEED, description="same seed, same instances")
-    repeats: int = Field(3, ge=1, le=MAX_REPEATS, description="runs per program")
+    repeats: int = Field(3, ge=1, le=MAX_REPEATS, description="tc: most timing runs per instance")
     templates: str = Field("library", description="the template library (sc, tc, dr)")
     items: str = Field("samples", description="where the source items come from")
     language: list[str] | None = Field(None, description="ml: only these languages")

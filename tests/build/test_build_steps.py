@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.build import steps
+from pipeline.build import manual, steps
 from pipeline.build.records import BuildConfig, outcome_table
 from pipeline.dataset import read_rows
 from pipeline.store import Store
@@ -49,7 +49,10 @@ def test_tc_records_median_cpu_time_its_spread_and_bin(tmp_path, require_bwrap):
         assert low <= features["cpu_s_median"] <= high
         assert features["time"] == f"{features['cpu_s_median']:.4f} seconds"
         assert features["time_bin"] in {"<0.1s", "0.1-1s", "1-10s", "10-30s", ">=30s"}
-        assert row.run.repeats == 3
+        # two copies time an instance; the third only where those two were more than 10% apart
+        assert row.run.repeats in (2, 3)
+        if row.run.repeats == 2:
+            assert high - low <= manual.TIMING_AGREEMENT * high + 1e-4
 
 
 @pytest.mark.slow

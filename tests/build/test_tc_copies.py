@@ -8,7 +8,7 @@ from pathlib import Path
 from pipeline.build import manual, steps
 from pipeline.build.plan import read_batch
 from pipeline.build.records import BuildConfig
-from pipeline.records import PhaseResult, Verdict
+from pipeline.records import PhaseResult, RunResult, Verdict
 from pipeline.store import Store
 from tests.factories import make_result
 
@@ -29,3 +29,50 @@ def test_a_copy_that_timed_out_after_printing_the_same_output_drops_the_item(tmp
     assert finished.label == hung.label
     outcome, rows = manual.judge(config, item, [finished, hung], timed=True)
     assert rows == [] and outcome.status == "dropped" and outcome.reason.startswith("non-deterministic")
+
+
+def _timed(cpu_user_s: float, verdict: Verdict = Verdict.OK) -> RunResult:
+    result = make_result("tc", "42\n", verdict)
+    assert result.run is not None
+    return result.model_copy(update={"run": result.run.model_copy(update={"cpu_user_s": cpu_user_s})})
+
+
+def test_a_third_copy_runs_only_for_the_items_whose_two_copies_disagree_on_cpu_time(
+    tmp_path: Path, monkeypatch
+) -> None:
+    store = Store(tmp_path)
+    config = BuildConfig(subset="tc", seed=2, batch_size=3, repeats=3)
+    steps.plan_round(store, config, 0, 3)
+    items = read_batch(store, config.build_key, 0)
+    # per item, the CPU seconds of its successive copies: agreeing (3% apart), disagreeing (25%), failed
+    times = {
+        items[0].item_id: [40.0, 41.2],
+        items[1].item_id: [20.0, 25.0, 21.0],
+        items[2].item_id: [1.0, 9.0],
+    }
+    failed = items[2].item_id
+    asked: list[tuple[str, int]] = []
+
+    def fake_execute(store, requests, backend, unsafe, workers, reuse=True):
+        assert not reuse  # timing copies are new facts, never served from the store
+        by_program = {item.program().program_id: item.item_id for item in items}
+        results = []
+        for request in requests:
+            item_id = by_program[request.program.program_id]
+            done = sum(1 for seen, _ in asked if seen == item_id)
+            asked.append((item_id, done))
+            verdict = Verdict.RUNTIME_ERROR if item_id == failed else Verdict.OK
+            results.append(_timed(times[item_id][done], verdict))
+        return results
+
+    monkeypatch.setattr(manual, "execute", fake_execute)
+    runs = manual._timed_copies(store, config, items)
+    assert [len(r) for r in runs] == [2, 3, 2]
+    assert [manual.cpu_s(r) for r in runs[1]] == [20.0, 25.0, 21.0]
+
+
+def test_the_timing_rule_is_part_of_a_timed_build_key_only() -> None:
+    assert BuildConfig(subset="tc", seed=2, repeats=3)._timing_rule() == (manual.TIMING_RULE,)
+    # two copies at most leave nothing to decide; sc's runs are not timing copies
+    assert BuildConfig(subset="tc", seed=2, repeats=2)._timing_rule() == ()
+    assert BuildConfig(subset="sc", seed=2)._timing_rule() == ()
