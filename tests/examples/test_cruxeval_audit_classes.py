@@ -63,7 +63,12 @@ def test_a_label_as_printed_is_exact_without_a_note(tmp_path: Path) -> None:
 def test_surge_audit_runs_them_and_classes_them_by_the_metric(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    lines = [{**IDENTITY, "id": f"sample_{i}", "output": gt} for i, gt in enumerate(LABELS.values())]
+    # one program each (another input): labels of one program that disagree are a conflicting duplicate
+    calls = {"'a'": '"a"', "'b'": '"c"', "'d'": "'d'"}
+    lines = [
+        {**IDENTITY, "id": f"sample_{i}", "input": call, "output": gt}
+        for i, (call, gt) in enumerate(calls.items())
+    ]
     data = write_lines(tmp_path / "cruxeval.jsonl", lines)
     store = tmp_path / "store"
     argv = ["audit", str(data), "--subset", "cruxeval", "--store", str(store), "--repeats", "1", "--json"]
