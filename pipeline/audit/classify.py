@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from pipeline.audit.causes import build_failure, missing_dependency, timeout_reason
 from pipeline.audit.fingerprints import differing_fingerprints, mask_fingerprints
-from pipeline.audit.rows import AuditClass
+from pipeline.audit.rows import REPRODUCED, AuditClass
 from pipeline.records import RunResult, Verdict
 
 EVIDENCE_LINES = 14
@@ -174,6 +174,9 @@ class Evidence(BaseModel):
     conflict: str = ""  # the same program carries other labels (causes.conflicting_labels)
     recorded_time_s: float | None = None
     cpu_limit_s: float | None = None
+    # The subset's own metric is an equality and finds our label equal to gt: what it says, as a note
+    # (pipeline.scoring.metrics.equal_under_metric); "" where it does not, or is a similarity.
+    equal_under_metric: str = ""
 
 
 def classify(result: RunResult, gt: str, evidence: Evidence | None = None) -> Classification:
@@ -193,10 +196,19 @@ def classify(result: RunResult, gt: str, evidence: Evidence | None = None) -> Cl
             evidence=short_diff(gt, ours),
         )
     compared = compare_labels(ours, gt)
+    if compared.audit_class not in REPRODUCED and facts.equal_under_metric:
+        return equal_by_metric(facts.equal_under_metric, compared.evidence or short_diff(gt, ours))
     if compared.audit_class is not AuditClass.MISMATCH:
         return compared
     cause, reason = explain(result, gt, facts)
     return Classification(audit_class=cause, reason=reason, evidence=compared.evidence)
+
+
+def equal_by_metric(note: str, diff: str) -> Classification:
+    """Reproduced by the subset's own judgement of the texts, never silently: the reason and the
+    evidence both say that the texts differ, and the evidence keeps the diff."""
+    said = f"{note}, text differs"
+    return Classification(audit_class=AuditClass.NORMALISED, reason=said, evidence=f"{said}\n{diff}")
 
 
 def explain(result: RunResult, gt: str, facts: Evidence) -> tuple[AuditClass, str]:

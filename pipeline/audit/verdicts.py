@@ -15,7 +15,7 @@ from pipeline.audit.classify import Evidence, classify
 from pipeline.audit.rows import CLASS_RANK, REPRODUCED, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
 from pipeline.leakage import find_leaks
 from pipeline.records import EnvironmentProfile, QuarantinedRecord, RunResult, Verdict, answer_key
-from pipeline.scoring.metrics import score
+from pipeline.scoring.metrics import equal_under_metric, score
 
 TEXT_CHARS = 4000  # observed / expected kept per row: enough to read, small enough for the table
 LIMIT_VERDICTS = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT, Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT}
@@ -42,6 +42,7 @@ def evidence_for(conversion: Conversion, result: RunResult, conflict: str = "") 
         conflict=conflict,
         recorded_time_s=conversion.plan.recorded_time_s,
         cpu_limit_s=result.provenance.limits.run.cpu_s,
+        equal_under_metric=equal_under_metric(conversion.record, result.label),
     )
 
 

@@ -222,3 +222,14 @@ def metric_for(record: ReleasedRecord) -> tuple[str, Metric]:
 def score(record: ReleasedRecord, output: str) -> tuple[str, float]:
     name, metric = metric_for(record)
     return name, float(metric(output, record.gt))
+
+
+def equal_under_metric(record: ReleasedRecord, output: str) -> str:
+    """The note "equal under SUBSET's metric (NAME)" where the record's subset scores labels with an
+    equality (``SubsetSpec.metric_is_equality``) and it finds ``output`` equal to the label; else ""."""
+    from pipeline.subsets import subset_spec
+
+    if not subset_spec(record.subset).metric_is_equality:
+        return ""
+    name, metric = metric_for(record)
+    return f"equal under {record.subset}'s metric ({name})" if metric(output, record.gt) == 1.0 else ""

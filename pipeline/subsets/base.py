@@ -153,6 +153,11 @@ class SubsetSpec:
     # (examples/surge-cruxeval: a JSONL): (file, its location in reports) -> ReleasedRecords, and
     # QuarantinedRecords with file:line and reason. None: SURGE's dataset/<name>.json reader.
     read_records: RecordReader | None = None
+    # The metric is an equality (1: the same value, 0: not), not a similarity: the audit then classes a
+    # label whose text differs from our output but which the metric scores 1 as reproduced, and says so
+    # (CRUXEval: 'a' and "a" are one literal). A similarity's 1 can hide a real difference (Jaccard of
+    # reordered words, Spearman of another increasing list), so SURGE's subsets compare texts only.
+    metric_is_equality: bool = False
     # tc: instances are drawn to fill a mix of run-time bins, sizes from a calibration of each template
     # (pipeline/build/spread.py, calibrate.py), and the build summary counts the spread against it.
     time_bins: bool = False

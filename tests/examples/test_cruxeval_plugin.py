@@ -6,80 +6,23 @@ its subset and source with the distribution, `surge audit cruxeval.jsonl --subse
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import shutil
 import subprocess
-import sys
-import tomllib
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from tests.examples.cruxeval_files import ALTERED_LINE, BUNDLED, PACKAGE, altered, bundled_lines, write_lines
-from tests.surge_process import COMMAND_TIMEOUT_S, REPO_ROOT, SURGE
+from tests.plugin_packages import install, surge
 
 DISTRIBUTION = "surge-cruxeval 0.1.0"
-PIP = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target"]
-
-
-def install(site: Path, wheels: Path) -> None:
-    """pip builds the package with setuptools where this interpreter has setuptools and wheel; else pip
-    installs a wheel written here from the package's pyproject.toml and files (what a build backend
-    writes), so the test needs neither a build backend nor an index."""
-    backend = all(importlib.util.find_spec(name) for name in ("setuptools", "wheel"))
-    if backend:  # setuptools builds in the source folder (build/, *.egg-info): a copy keeps ours clean
-        copy = shutil.copytree(PACKAGE, wheels / "source", ignore=shutil.ignore_patterns("__pycache__"))
-        target = ["--no-build-isolation", str(copy)]
-    else:
-        target = [str(written_wheel(wheels))]
-    done = subprocess.run([*PIP, str(site), *target], capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        pytest.skip(f"pip cannot install {PACKAGE.name} offline: {done.stderr.strip().splitlines()[-1:]}")
-
-
-def written_wheel(folder: Path) -> Path:
-    project = tomllib.loads((PACKAGE / "pyproject.toml").read_text())["project"]
-    package, version = project["name"].replace("-", "_"), project["version"]
-    info = f"{package}-{version}.dist-info"
-    files = {
-        path.relative_to(PACKAGE / "src").as_posix(): path.read_text()
-        for path in sorted((PACKAGE / "src").rglob("*"))
-        if path.is_file() and path.suffix in (".py", ".jsonl", ".txt") and "__pycache__" not in path.parts
-    }
-    points = "".join(
-        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in named.items())
-        for group, named in project["entry-points"].items()
-    )
-    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n"
-    files[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    files[f"{info}/entry_points.txt"] = points
-    files[f"{info}/RECORD"] = "".join(f"{path},,\n" for path in [*files, f"{info}/RECORD"])
-    folder.mkdir(parents=True, exist_ok=True)
-    wheel = folder / f"{package}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for path, text in files.items():
-            archive.writestr(path, text)
-    return wheel
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cruxeval-plugin")
-    install(root / "site", root / "wheels")
+    install(PACKAGE, root / "site", root / "wheels")
     return root / "site"
-
-
-def surge(args: list[str], site: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """`surge ARGS` started as a user starts it, with the installed package on the path."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(site)])}
-    env |= {"PREFECT_HOME": str(cwd / "prefect")}
-    env.pop("SURGE_DEBUG", None)
-    return subprocess.run(
-        [*SURGE, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S
-    )
 
 
 def test_doctor_lists_the_subset_and_the_source_with_their_distribution(site: Path, tmp_path: Path) -> None:

@@ -26,6 +26,8 @@ SPEC = SubsetSpec(
     few_shot_examples=FEW_SHOT_EXAMPLES,
     to_program=to_program,
     metric=fixed("literal_equal", literal_equal),
+    # 1 only for equal values: the audit takes a label printed with other quotes as reproduced
+    metric_is_equality=True,
     score_prediction=score_prediction,
     language=Language.PYTHON,
     upstream_release=False,
