@@ -46,7 +46,7 @@ class RunRef(Frozen):
 
     run_id: str = Field(description="RunResult.run_id in the store's runs table")
     profile: str = Field(description="the EnvironmentProfile name, e.g. 'surge-dr'")
-    backend: str = Field(description="'bwrap' or 'docker'")
+    backend: str = Field(description="the registered backend that ran it (sandboxes/backends/registry.py)")
     toolchain_versions: dict[str, str] = Field(default_factory=dict, description="tool -> version string")
     repeats: int = Field(default=1, description="how many times the run phase was executed")
     distinct_outputs: int = Field(

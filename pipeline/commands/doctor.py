@@ -26,7 +26,8 @@ def execute(args: argparse.Namespace) -> dict[str, Any]:
         "pipeline": version("surge-pipeline"),
         "prefect": version("prefect"),
         "profile": profile,
-        **backend_statuses(),
+        # under a key of their own: a plug-in backend may take any name, "lean" or "profile" included
+        "backends": backend_statuses(),
         "languages": language_table(),
         "toolchains": toolchains,
         "lean": lean_status(),
@@ -138,7 +139,7 @@ def render(summary: dict[str, Any]) -> str:
     from sandboxes.backends.registry import names as backend_names
 
     for name in backend_names():
-        status = summary[name]
+        status = summary["backends"][name]
         detail = str(status.get("summary", ""))
         lines.append(_line(f"sandbox {name}", status.get("available", False), detail, status.get("hint", "")))
         lines += [f"    image {image}" for image in status.get("images", [])]
