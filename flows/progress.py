@@ -48,14 +48,22 @@ class Bar:
     Use as ``with SomeBar(...) as bar:`` so that a terminal's live bar stops (and its cursor comes back)
     whatever ends the block."""
 
-    def __init__(self, label: str, stream: TextIO | None = None, started: float | None = None) -> None:
+    def __init__(
+        self,
+        label: str,
+        stream: TextIO | None = None,
+        started: float | None = None,
+        paced_from: float | None = None,
+    ) -> None:
         self.label = label
         self.stream = stream or sys.stderr
         self.started = command_started() if started is None else started
+        self.paced_from = self.started if paced_from is None else paced_from  # when the work began
         self.last_shown = time.monotonic()
         self.lock = threading.Lock()  # counts may come from task threads while the flow's thread counts
         self.estimate: tuple[float, float] | None = None  # (when, seconds left then): the last ETA
         self.live: Any = None  # rich's Live, on a terminal, once drawn
+        self.ended = False  # the last line shown: a count after the end (a build's finish) shows nothing
 
     def __enter__(self) -> Self:
         if self.stream.isatty() and not self.done():  # the clock shows from the start, before any count
@@ -88,7 +96,7 @@ class Bar:
         now = time.monotonic()
         share = self.share()
         if share > 0:
-            self.estimate = (now, (now - self.started) * (1 - share) / share)
+            self.estimate = (now, (now - self.paced_from) * (1 - share) / share)
 
     def times(self) -> tuple[float, float | None]:
         """Seconds elapsed since the command started, and seconds left (None before anything is done)."""
@@ -101,6 +109,9 @@ class Bar:
         return now - self.started, max(0.0, left_s - (now - when))
 
     def show(self) -> None:
+        if self.ended:
+            return
+        self.ended = self.done()
         if self.stream.isatty():
             self.draw()
         elif self.done() or time.monotonic() - self.last_shown >= LOG_EVERY_S:
@@ -226,7 +237,9 @@ class Tallies(Bar):
     def __init__(
         self, label: str, tallies: list[Tally], stream: TextIO | None = None, started: float | None = None
     ) -> None:
-        super().__init__(label, stream, started)
+        # No head start works before these flows begin: the seconds before the bar (Prefect's API starting,
+        # an earlier subset's build) are on the clock but are no pace of this work.
+        super().__init__(label, stream, started, time.monotonic() if started is None else started)
         self.tallies = {tally.name: tally for tally in tallies}
         self.finished = False
 
