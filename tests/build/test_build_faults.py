@@ -22,6 +22,7 @@ from pipeline.dataset import read_rows
 from pipeline.store import Store
 from sandboxes.profiles import PROFILES
 from tests.soak import SOAK_ROUNDS
+from tests.surge_process import without_progress
 
 REPO = Path(__file__).resolve().parents[2]
 MISSING_PYTHON = "python3-not-installed-here"
@@ -50,7 +51,7 @@ def test_a_missing_toolchain_records_nothing_exits_1_with_the_fix_and_the_rerun_
     with monkeypatch.context() as patch:
         patch.setitem(PROFILES, "default", broken_default_profile())
         assert main([*args, "--store", str(tmp_path / "a")]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
+    err = without_progress(capsys.readouterr().err)
     assert len(err) == 1 and MISSING_PYTHON in err[0] and "run the same command again" in err[0]
     assert list(outcome_table(Store(tmp_path / "a")).records()) == []  # not the items' outcome
     assert list(Store(tmp_path / "a").runs.records()) == []  # nor a program's run
