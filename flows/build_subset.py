@@ -20,6 +20,7 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.engine import using_engine
 from flows.naming import job_tags, summary_markdown
+from flows.progress import Tallies, Tally
 from flows.runtime import FailedWithSummary, publish_summary, summary_of, task_runner
 from pipeline.build import steps
 from pipeline.build.failures import Ours
@@ -65,6 +66,20 @@ def write_dataset(store_root: str, config: BuildConfig, n: int, before: int | No
 
 @flow(name="surge-build-subset", log_prints=False)
 def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]:
+    # Items with an outcome (kept or dropped) of the items planned so far, and rows kept of the n asked:
+    # the plan grows by whole batches while too few rows are kept, and the items' total grows with it.
+    bar = Tallies(f"build {config.subset}", [Tally("items", total=0), Tally("rows", total=n)])
+    with bar:
+        summary = build_rounds(store_root, config, n, bar)
+        bar.finish()  # also when the items ran out or a failure of ours stopped it short of n rows
+    publish_build_summary(config, summary)
+    if set(summary["ours"]) - {BUDGET_KEY}:  # a spent budget is "done, but", not a failed flow run
+        raise BuildFailed(summary)  # the flow run ends Failed; the command reads the summary from it
+    return summary
+
+
+def build_rounds(store_root: str, config: BuildConfig, n: int, bar: Tallies) -> dict[str, Any]:
+    """Plan and execute rounds until n rows are kept (or the items run out, or ours stop it); the summary."""
     store = Store(store_root)
     if subset_spec(config.subset).time_bins:  # the plan draws sizes from a calibration: part of the key
         config = calibrate_templates(store_root, config, n)
@@ -72,39 +87,42 @@ def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]
     ours: dict[str, Any] = {}
     first_undone: int | None = None
     ran_out = False
-    while steps.kept_rows(store, config.build_key) < n and planned < n * MAX_CANDIDATES_PER_ROW:
-        wanted = n - steps.kept_rows(store, config.build_key)
-        count = -(-wanted // config.batch_size) * config.batch_size  # whole batches
+    decided, kept = steps.progress_counts(store, config.build_key)  # a rerun starts from what is stored
+    bar.set("items", done=decided, total=decided)
+    bar.set("rows", done=min(kept, n))
+    while kept < n and planned < n * MAX_CANDIDATES_PER_ROW:
+        count = -(-(n - kept) // config.batch_size) * config.batch_size  # whole batches
         available = plan_round(store_root, config, planned, count, stop=planned + count)
+        bar.set("items", total=max(planned_items + available, bar["items"].done))
         first = planned // config.batch_size
         futures = [
             build_batch.submit(store_root, config, batch)
             for batch in range(first, first + -(-available // config.batch_size))
         ]
         for future in futures:
-            first_undone = _gather(future.result(), ours, first_undone)
+            result = future.result()
+            first_undone = _gather(result, ours, first_undone)
+            kept_now = min(result.get("kept_rows", 0), n - bar["rows"].done)
+            bar.count(items=result.get("kept", 0) + result.get("dropped", 0), rows=kept_now)
         planned, planned_items = planned + count, planned_items + available
         if first_undone is not None:  # ours, not the items': stop, so a rerun builds them in their place
             break
         ran_out = available < count
         if ran_out:
             break
+        kept = steps.kept_rows(store, config.build_key)
     rows = write_dataset(store_root, config, n, first_undone)
-    failed = {key: value for key, value in ours.items() if key.startswith("ours:")}
     summary: dict[str, Any] = {
         "subset": config.subset,
         "rows": rows,
         "n": n,
         "planned_items": planned_items,
         "ran_out": ran_out,
-        "ours": failed,
+        "ours": {key: value for key, value in ours.items() if key.startswith("ours:")},
         "details": {key: value for key, value in ours.items() if key.startswith("detail:")},
     } | steps.summary(store, config)
     if spread := steps.spread(store, config, n, first_undone):
         summary["spread"] = spread
-    publish_build_summary(config, summary)
-    if set(failed) - {BUDGET_KEY}:  # a spent budget is "done, but", not a failed flow run
-        raise BuildFailed(summary)  # the flow run ends Failed; the command reads the summary from it
     return summary
 
 

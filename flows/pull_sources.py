@@ -12,9 +12,11 @@ from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
 
 from flows.engine import using_engine
 from flows.naming import job_tags, named, summary_markdown
+from flows.progress import Tallies, Tally
 from flows.runtime import FailedWithSummary, publish_summary, summary_of, task_runner
 from pipeline.errors import SurgeError
 from pipeline.store import Store
@@ -61,20 +63,45 @@ def pull_sources(
 ) -> dict[str, dict[str, Any]]:
     store = Store(Path(store_root))
     futures = {
-        name: pull_one.submit(name, cache_root, mirrors.get(name), commits.get(name)) for name in names
+        pull_one.submit(name, cache_root, mirrors.get(name), commits.get(name)): name for name in names
     }
+    ended: dict[str, PullOutcome | SurgeError] = {}
     summary: dict[str, dict[str, Any]] = {}
-    for name, future in futures.items():
-        try:
-            outcome = future.result()
-        except SurgeError as error:  # this source failed; the summary says how to fix it, the others land
-            summary[name] = {"error": str(error), "hint": error.hint or ""}
-            continue
-        summary[name] = summarise(outcome, write_outcome(store, outcome))
+    # Sources pulled of those named, and the items they held (no total: a source's size is known once read).
+    bar = Tallies("pull", [Tally("sources", total=len(names)), Tally("items")])
+    with bar:
+        for future in as_completed(list(futures)):
+            ended[futures[future]] = outcome = pulled(future)
+            if isinstance(outcome, SurgeError):
+                bar.lose("sources", 1)
+            else:
+                bar.count(sources=1, items=outcome.record.items)
+            # Stored in the order named, as soon as every source before has ended: the items table's
+            # order stays the same whichever source a run finished first.
+            for name in names[len(summary) :]:
+                if name not in ended:
+                    break
+                summary[name] = stored(store, ended[name])
     publish_pull_summary(summary)
     if any("error" in result for result in summary.values()):
         raise PullFailed(summary)
     return summary
+
+
+def pulled(future: Any) -> PullOutcome | SurgeError:
+    """A source's outcome, or its failure (offline, LFS, a bad mirror), reported with its fix."""
+    try:
+        outcome: PullOutcome = future.result()
+    except SurgeError as error:
+        return error
+    return outcome
+
+
+def stored(store: Store, outcome: PullOutcome | SurgeError) -> dict[str, Any]:
+    """A pulled source's items written to the store, and its summary; a failed source's reason and fix."""
+    if isinstance(outcome, SurgeError):  # this source failed; the others land
+        return {"error": str(outcome), "hint": outcome.hint or ""}
+    return summarise(outcome, write_outcome(store, outcome))
 
 
 def publish_pull_summary(summary: dict[str, dict[str, Any]]) -> None:

@@ -20,6 +20,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 
 from flows.engine import using_engine
+from flows.progress import Tallies, Tally
 from flows.runtime import task_runner
 from pipeline.llm import LLMClient, LLMSettings
 from pipeline.records import SourceItem, content_id
@@ -81,24 +82,28 @@ def refactor_items(
     statuses: Counter[str] = Counter()
     rounds: Counter[int] = Counter()
     failed_batches: list[str] = []
-    with LLMClient(settings) as client:
-        futures = [
+    # Items refactored (a candidate or failed, each with its outcome) of the items asked, as batches end.
+    bar = Tallies("refactor", [Tally("items", total=count, lost_as="in failed batches")])
+    with LLMClient(settings) as client, bar:
+        futures = {
             refactor_batch.submit(
                 work, start, min(start + batch_size, count), client, backend, unsafe, max_rounds, method
-            )
+            ): min(start + batch_size, count) - start
             for start in range(0, count, batch_size)
-        ]
-        for future in as_completed(futures):
+        }
+        for future in as_completed(list(futures)):
             try:
                 outcomes = future.result()
             except Exception as error:
                 # A batch lost its sandbox: its items stay out of the queue, and a rerun retries them.
                 failed_batches.append(repr(error))
+                bar.lose("items", futures[future])
                 continue
             for outcome in outcomes:
                 queue.add_outcome(by_id[outcome.item_id], outcome)
                 statuses[outcome.status] += 1
                 rounds[len(outcome.rounds)] += 1
+            bar.count(items=len(outcomes))
         usage = client.usage.as_dict()
     return {
         "candidates": statuses["candidate"],

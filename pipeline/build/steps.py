@@ -44,7 +44,7 @@ def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, Any]
     done = outcomes(store, config.build_key)
     items = [item for item in read_batch(store, config.build_key, batch) if item.item_id not in done]
     if not items:
-        return {"kept": 0, "dropped": 0, "skipped": 1}
+        return {"kept": 0, "dropped": 0, "kept_rows": 0, "skipped": 1}
     step = subset_spec(config.subset).build_batch  # the spec names its construction method's step
     if step is None:
         raise ConfigurationError(
@@ -59,7 +59,9 @@ def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, Any]
     table.append(new_outcomes)
     table.flush()
     status = Counter(o.status for o in new_outcomes)
-    return {"kept": status["kept"], "dropped": status["dropped"], "skipped": 0} | ours_counts(ours)
+    kept_rows = sum(len(o.row_ids) for o in new_outcomes if o.status == "kept")  # the progress bar's rows
+    counts = {"kept": status["kept"], "dropped": status["dropped"], "kept_rows": kept_rows, "skipped": 0}
+    return counts | ours_counts(ours)
 
 
 def ours_counts(ours: list[OurFailure]) -> dict[str, Any]:
@@ -73,7 +75,13 @@ def ours_counts(ours: list[OurFailure]) -> dict[str, Any]:
 
 
 def kept_rows(store: Store, build_key: str) -> int:
-    return sum(len(o.row_ids) for o in outcomes(store, build_key).values() if o.status == "kept")
+    return progress_counts(store, build_key)[1]
+
+
+def progress_counts(store: Store, build_key: str) -> tuple[int, int]:
+    """(items with an outcome, rows kept) for one build, as stored: where a rerun's progress starts."""
+    found = outcomes(store, build_key).values()
+    return len(found), sum(len(o.row_ids) for o in found if o.status == "kept")
 
 
 def chosen_rows(store: Store, config: BuildConfig, n: int, before: int | None = None) -> list[DatasetRow]:

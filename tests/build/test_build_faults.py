@@ -22,6 +22,7 @@ from pipeline.dataset import read_rows
 from pipeline.store import Store
 from sandboxes.profiles import PROFILES
 from tests.soak import SOAK_ROUNDS
+from tests.surge_process import without_progress
 
 REPO = Path(__file__).resolve().parents[2]
 MISSING_PYTHON = "python3-not-installed-here"
@@ -50,7 +51,7 @@ def test_a_missing_toolchain_records_nothing_exits_1_with_the_fix_and_the_rerun_
     with monkeypatch.context() as patch:
         patch.setitem(PROFILES, "default", broken_default_profile())
         assert main([*args, "--store", str(tmp_path / "a")]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
+    err = without_progress(capsys.readouterr().err)
     assert len(err) == 1 and MISSING_PYTHON in err[0] and "run the same command again" in err[0]
     assert list(outcome_table(Store(tmp_path / "a")).records()) == []  # not the items' outcome
     assert list(Store(tmp_path / "a").runs.records()) == []  # nor a program's run
@@ -148,7 +149,7 @@ def test_a_docker_image_missing_records_nothing_and_once_built_the_rerun_gives_t
         missing = pyver(tmp_path / "a")
         out, err = missing.communicate(timeout=300)
         assert missing.returncode == 1, (out, err)
-        assert len(err.strip().splitlines()) == 1
+        assert len(without_progress(err)) == 1
         assert f"image {repository}/{later} is not built" in err and "(fix: build the images" in err
         assert list(outcome_table(Store(tmp_path / "a")).records()) == []  # not the items' outcome
         assert read_rows(Store(tmp_path / "a"), {"pyver"}) == []

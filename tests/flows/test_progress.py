@@ -12,7 +12,7 @@ import time
 import pytest
 
 from flows import progress as progress_module
-from flows.progress import LOG_EVERY_S, Progress
+from flows.progress import LOG_EVERY_S, Progress, Tallies, Tally
 
 
 def test_runs_count_as_their_rows_are_stored_and_once_when_their_batch_ends() -> None:
@@ -91,3 +91,54 @@ def drain(leader: int, into: bytearray) -> None:
 
 def strip_ansi(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+
+
+def test_a_plan_that_grows_shows_its_new_total_and_the_share_falls_back() -> None:
+    """build: items with an outcome of those planned so far, rows kept of --n. A round of 2 items kept one
+    row of 2: the next round plans 2 more, and the bar says 2 of 4 items, not 2 of 2."""
+    bar = Tallies("build sc", [Tally("items", total=2), Tally("rows", total=2)], stream=io.StringIO())
+    bar.count(items=2, rows=1)
+    assert (bar.share(), bar.done()) == (0.5, False)
+    bar.set("items", total=4)
+    assert "items 2/4, rows 1/2" in bar.line() and bar.share() == 0.5 and not bar.done()
+    bar.count(items=1, rows=1)
+    assert not bar.done()  # every row is kept, but an item of the round has no outcome yet
+    bar.count(items=1)
+    assert bar.done() and bar.times()[1] == 0.0
+
+
+def test_a_bar_the_command_finishes_short_shows_one_last_line() -> None:
+    """A build whose items ran out ends short of its rows: finished, ETA 0, one line, not two."""
+    log = io.StringIO()
+    with Tallies("build rl", [Tally("items", total=2), Tally("rows", total=5)], stream=log) as bar:
+        bar.count(items=2, rows=2)
+        bar.finish()
+    (line,) = log.getvalue().splitlines()
+    assert re.fullmatch(r"build rl \[#{24}\] items 2/2, rows 2/5, \d+ s elapsed, ETA 0 s", line), line
+
+
+def test_lost_units_end_the_work_and_counts_without_a_total_show_alone() -> None:
+    log = io.StringIO()
+    pull = Tallies("pull", [Tally("sources", total=2), Tally("items")], stream=log)
+    pull.count(sources=1, items=19)
+    pull.lose("sources", 1)
+    assert pull.done() and "pull [" in log.getvalue()
+    assert "sources 1/2, 1 failed, items 19, " in log.getvalue()
+    refactor = Tallies("refactor", [Tally("items", total=8, lost_as="in failed batches")], io.StringIO())
+    refactor.count(items=3)
+    refactor.lose("items", 5)
+    assert refactor.done() and "items 3/8, 5 in failed batches" in refactor.line()
+
+
+def test_the_pace_of_a_tallied_bar_starts_with_the_bar_its_clock_with_the_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Prefect's API took the command's first 20 s; the build's first of 4 items then took 1 s: about 3 s
+    left, not 63 (the clock still says 21 s elapsed)."""
+    clock = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(progress_module, "command_started", lambda: 80.0)
+    bar = Tallies("build sc", [Tally("items", total=4)], stream=io.StringIO())
+    clock[0] = 101.0
+    bar.count(items=1)
+    assert bar.times() == (21.0, 3.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,8 @@ from tests.refactor.openai_replay import ReplayServer, Reply, code
 
 def refactor(
     capsys: pytest.CaptureFixture[str], items: Path, db: Path, server: ReplayServer, *extra: str
-) -> dict:
+) -> tuple[dict, str]:
+    """`surge refactor --json`: its summary, and its stderr (not a terminal: the bar's plain lines)."""
     argv = [
         "refactor",
         str(items),
@@ -34,7 +36,8 @@ def refactor(
         *extra,
     ]
     assert main(argv) == 0
-    return json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    return json.loads(out), err
 
 
 def test_refactor_queues_candidates_keeps_failures_and_resumes(
@@ -51,7 +54,9 @@ def test_refactor_queues_candidates_keeps_failures_and_resumes(
         Reply("Still no.", match="def add2"),
     ]
     with ReplayServer(replies) as server:
-        first = refactor(capsys, items, db, server, "--max-rounds", "2")
+        first, progress = refactor(capsys, items, db, server, "--max-rounds", "2")
+        # items refactored (a candidate or failed) of those asked, one batch of one item at a time
+        assert re.fullmatch(r"refactor \[#{24}\] items 2/2, \d+ s elapsed, ETA 0 s\n", progress), progress
         assert (first["candidates"], first["failed"], first["already_queued"]) == (1, 1, 0)
         assert first["llm"]["requests"] == 3 and first["llm"]["prompt_tokens"] == 300
         queue = ReviewQueue(db)
@@ -64,7 +69,8 @@ def test_refactor_queues_candidates_keeps_failures_and_resumes(
         server.add(
             Reply(code("python", "def add2(a, b):\n    return a + b\n\nprint(add2(4, 4))"), match="def add2")
         )
-        second = refactor(capsys, items, db, server, "--max-rounds", "3")
+        second, progress = refactor(capsys, items, db, server, "--max-rounds", "3")
+        assert "] items 1/1, " in progress  # the queued item is not asked again
     assert (second["already_queued"], second["refactored"], second["candidates"]) == (1, 1, 1)
     assert second["llm"]["cache_hits"] == 2 and second["llm"]["requests"] == 1
     assert queue.get(good.item_id).state.value == "approved"
