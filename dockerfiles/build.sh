@@ -151,6 +151,11 @@ refresh_pins() {  # rewrite name[=version] with the suite's current candidate ve
 }
 
 require_docker
+# One build.sh at a time on this machine (images are the engine's, not a checkout's): the prune at the end
+# removes untagged images of ours, and another build's multi-stage intermediate (focal's clang stage)
+# is one of those until that build has finished with it.
+exec 9>"${TMPDIR:-/tmp}/surge-image-build.lock"
+flock 9
 for suite in "${suites[@]}"; do
   [ -f "$HERE/pins/$suite.txt" ] || { echo "build.sh: no pins for $suite (dockerfiles/pins/$suite.txt)" >&2; exit 2; }
   ensure_base "$suite"
