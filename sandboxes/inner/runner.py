@@ -65,6 +65,9 @@ How limits are enforced (per run)
   Python parent: with bwrap --unshare-pid, wait4 on bwrap would lose it.
 - Wall time is measured here; on wall_s the whole tree is killed. Output goes through pipes capped at
   output_bytes per stream: the excess is cut, flagged, and the tree killed (status output_limit).
+- A SIGKILL none of the above explains runs the phase once more: killed again, it is the program's own
+  (status signal); not, an outsider killed it (its container, the OOM killer), and the run is ours
+  (status sandbox_error), never the program's verdict (``Runner.run_phase``).
 """
 
 from __future__ import annotations
@@ -294,6 +297,21 @@ class Runner:
     # -- one run -----------------------------------------------------------------------------------
 
     def run_phase(self, phase: Phase) -> RawRun:
+        """One run of the phase, judged; an unexplained SIGKILL is confirmed by a second run first.
+
+        A SIGKILL that neither our watchdog nor a limit of ours sent is the program's own (``kill -9 $$``)
+        or an outsider's: its container or worker being killed while this runner lives on for a moment,
+        the kernel's OOM killer, another sandbox's cleanup of a uid it shares. The kernel keeps no sender
+        for a SIGKILL, so the run itself cannot tell; the program can: its own kill comes again on a
+        second run. An outsider's is a failure of ours (``sandbox_error``), never the program's verdict."""
+        run = self.run_once(phase)
+        if not killed_unexplained(run):
+            return run
+        if killed_unexplained(self.run_once(phase)):
+            return run
+        return killed_from_outside(run)
+
+    def run_once(self, phase: Phase) -> RawRun:
         limits = phase.get("limits", {})
         argv = [str(arg) for arg in phase["argv"]]
         env = {str(k): str(v) for k, v in phase.get("env", {}).items()}
@@ -720,6 +738,22 @@ def judge(argv: list[str], outcome: dict, limits: PhaseLimits) -> RawRun:
     if "stderr_b64" in streams:
         run["stderr_b64"] = streams["stderr_b64"]
     return run
+
+
+def killed_unexplained(run: RawRun) -> bool:
+    """Ended by a SIGKILL that ``judge`` could not lay at a limit's door (ours all set ``killed_for``;
+    RLIMIT_CPU's SIGKILL leaves the CPU time at its limit; an allocation failure shows in the memory)."""
+    return run["status"] == "signal" and run["signal"] == "SIGKILL"
+
+
+def killed_from_outside(run: RawRun) -> RawRun:
+    """The facts of a run some outsider killed, as a failure of ours."""
+    detail = (
+        "killed by SIGKILL from outside the sandbox: not by its limits, and not by the program (a second "
+        "run was not killed); retry it, and check the machine (OOM killer, a sandbox uid shared with another "
+        "container)"
+    )
+    return {**run, "status": "sandbox_error", "detail": detail}
 
 
 def as_text(name: str, data: bytes) -> dict:
