@@ -849,21 +849,36 @@ def cpu_used(pid: int) -> float:
 
 
 def kill_every_process_of(uid: int) -> None:
-    """Kill every live process of `uid`: a helper that becomes `uid` kill(-1)s, until /proc shows none.
+    """Kill every live process of `uid` in this PID namespace: a helper that becomes `uid` kill(-1)s, until
+    /proc shows none.
 
     The /proc check, not kill()'s ESRCH, decides when we are done: some kernels (gVisor) report success
     with nothing left to signal, and zombies keep kill() succeeding until their reaper collects them.
+
+    kill(-1) also reaches the PID namespaces nested in ours, and a reserved uid is unique only among the
+    sandboxes that share one /tmp: an unsafe-local runner on a host whose containers run sandboxes of
+    their own may share its uid with their programs, and its kill(-1) killed them mid-run (stored as their
+    "signal" verdict). Where /proc shows the uid in a nested namespace, the helper kills our pids one by one.
     """
     deadline = time.monotonic() + KILL_DEADLINE_S
-    while live_processes(lambda owner: owner == uid) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        elsewhere: list[int] = []
+        ours = live_processes(lambda owner: owner == uid, nested=elsewhere)
+        if not ours:
+            return
         helper = os.fork()
         if helper == 0:
             try:
                 os.setgroups([])
                 os.setgid(uid)
                 os.setuid(uid)
-                for _ in range(KILL_PASSES):  # a fork bomb may fork between passes; SIGKILL wins quickly
-                    os.kill(-1, signal.SIGKILL)
+                if elsewhere:
+                    for pid in ours:
+                        with contextlib.suppress(OSError):
+                            os.kill(pid, signal.SIGKILL)
+                else:
+                    for _ in range(KILL_PASSES):  # a fork bomb may fork between passes; SIGKILL wins quickly
+                        os.kill(-1, signal.SIGKILL)
             finally:
                 os._exit(0)
         os.waitpid(helper, 0)
@@ -919,13 +934,15 @@ def sysv_ipc_left() -> bool:
     return False
 
 
-def live_processes(owner_matches, exclude: tuple = ()) -> list:
-    """Pids in /proc owned by a matching uid that are not zombies (exiting ones still count).
+def live_processes(owner_matches, exclude: tuple = (), nested: list | None = None) -> list:
+    """Pids in /proc owned by a matching uid that are not zombies (exiting ones still count). With
+    ``nested`` (a list), those of PID namespaces nested in /proc's own go there instead: their NSpid
+    line has one pid per level (kernels without the line count as ours).
 
     The owner of /proc/<pid> is the process's effective uid: one stat per process, and /proc/<pid>/status
     is read only for the few that match.
     """
-    found = []
+    found: list[int] = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) in exclude:
             continue
@@ -937,8 +954,10 @@ def live_processes(owner_matches, exclude: tuple = ()) -> list:
         except OSError:
             continue
         state = status.split(b"State:", 1)[1].split()[0] if b"State:" in status else b"?"
-        if state not in (b"Z", b"X"):
-            found.append(int(name))
+        if state in (b"Z", b"X"):
+            continue
+        levels = status.split(b"NSpid:", 1)[1].split(b"\n", 1)[0].split() if b"NSpid:" in status else []
+        (nested if nested is not None and len(levels) > 1 else found).append(int(name))
     return found
 
 
