@@ -124,6 +124,10 @@ MEMORY_NEAR_LIMIT_FRACTION = 0.9
 # and strsignal(SIGXCPU) as compiler drivers and shells print it when a child was ended by that limit.
 RLIMIT_TICK_SLACK_FRACTION = 0.5
 XCPU_MESSAGE = "CPU time limit exceeded"
+# How a shell reports a child a signal ended (128 + its number), and how gcc's driver reports a child
+# ended by SIGKILL: the child's kill, as the process we started tells it.
+SHELL_SIGNAL_EXIT_BASE = 128
+DRIVER_KILLED_MESSAGE = "Killed signal terminated program"
 KILL_PASSES = 20
 KILL_DEADLINE_S = 5.0
 # Below this the runner itself could not run under the phase's memory limit during a spawn.
@@ -742,8 +746,13 @@ def judge(argv: list[str], outcome: dict, limits: PhaseLimits) -> RawRun:
 
 def killed_unexplained(run: RawRun) -> bool:
     """Ended by a SIGKILL that ``judge`` could not lay at a limit's door (ours all set ``killed_for``;
-    RLIMIT_CPU's SIGKILL leaves the CPU time at its limit; an allocation failure shows in the memory)."""
-    return run["status"] == "signal" and run["signal"] == "SIGKILL"
+    RLIMIT_CPU's SIGKILL leaves the CPU time at its limit; an allocation failure shows in the memory):
+    the program's, or a child's as a shell (exit status 128 + 9) or a compiler driver reports it."""
+    if run["status"] == "signal":
+        return run["signal"] == "SIGKILL"
+    return run["status"] == "runtime_error" and (
+        run["exit_code"] == SHELL_SIGNAL_EXIT_BASE + signal.SIGKILL or DRIVER_KILLED_MESSAGE in run["stderr"]
+    )
 
 
 def killed_from_outside(run: RawRun) -> RawRun:

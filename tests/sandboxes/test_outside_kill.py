@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 from pipeline.records import Limits, PhaseLimits, Program, Verdict
 from tests.sandboxes.conftest import SMALL_LIMITS, run_one, sandbox_uid_processes
@@ -20,11 +21,19 @@ SLOW_LIMITS = Limits(compile=SMALL_LIMITS.compile, run=PhaseLimits(cpu_s=5, wall
 FIND_PROGRAM_S = 8.0
 
 
-def kill_the_program_once(backend: object, killed: list[int]) -> None:
-    """SIGKILL the first process running under the sandbox's uid (the program), from the host."""
+def command_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def kill_the_program_once(backend: object, killed: list[int], name: str = "") -> None:
+    """SIGKILL the processes running under the sandbox's uid (those whose command starts with ``name``),
+    from the host, once they are seen."""
     deadline = time.monotonic() + FIND_PROGRAM_S
     while time.monotonic() < deadline:
-        found = sandbox_uid_processes(backend)
+        found = [pid for pid in sandbox_uid_processes(backend) if command_name(pid).startswith(name)]
         if found:
             time.sleep(0.3)  # well inside its sleep: what it printed is out
             for pid in found:
@@ -45,6 +54,21 @@ def test_a_program_killed_from_outside_is_a_sandbox_error_not_its_verdict(backen
     assert killed, "the program was never seen running"
     assert result.verdict is Verdict.SANDBOX_ERROR, (result.verdict, result.run)
     assert "SIGKILL" in result.run.detail and "outside" in result.run.detail, result.run.detail
+
+
+def test_a_child_killed_from_outside_under_a_shell_is_a_sandbox_error(backend: object) -> None:
+    # the shell outlives its child and reports the kill as exit status 137, a runtime_error before
+    program = Program.single("python", SLEEPER, run_instruction="python3 test.py && echo after")
+    killed: list[int] = []
+    killer = threading.Thread(target=kill_the_program_once, args=(backend, killed, "python"))
+    killer.start()
+    try:
+        result = run_one(backend, program, limits=SLOW_LIMITS)
+    finally:
+        killer.join()
+    assert killed, "the program was never seen running"
+    assert result.verdict is Verdict.SANDBOX_ERROR, (result.verdict, result.run)
+    assert result.run.exit_code == 137, result.run
 
 
 def test_a_program_that_kills_itself_keeps_its_signal_verdict(backend: object) -> None:
