@@ -307,13 +307,19 @@ class Runner:
         or an outsider's: its container or worker being killed while this runner lives on for a moment,
         the kernel's OOM killer, another sandbox's cleanup of a uid it shares. The kernel keeps no sender
         for a SIGKILL, so the run itself cannot tell; the program can: its own kill comes again on a
-        second run. An outsider's is a failure of ours (``sandbox_error``), never the program's verdict."""
+        second run. An outsider's is a failure of ours (``sandbox_error``), never the program's verdict,
+        and so is a second kill while the kernel's OOM killer was at work (memory short on the machine
+        kills again; the program's own memory shows in its verdict, memory_limit, before this)."""
         run = self.run_once(phase)
         if not killed_unexplained(run):
             return run
-        if killed_unexplained(self.run_once(phase)):
-            return run
-        return killed_from_outside(run)
+        ooms = oom_kills()
+        again = self.run_once(phase)
+        if not killed_unexplained(again):
+            return killed_from_outside(run, "a second run was not killed")
+        if oom_kills() != ooms:
+            return killed_from_outside(run, "the kernel's OOM killer killed during the second run")
+        return run
 
     def run_once(self, phase: Phase) -> RawRun:
         limits = phase.get("limits", {})
@@ -755,14 +761,26 @@ def killed_unexplained(run: RawRun) -> bool:
     )
 
 
-def killed_from_outside(run: RawRun) -> RawRun:
+def killed_from_outside(run: RawRun, why: str) -> RawRun:
     """The facts of a run some outsider killed, as a failure of ours."""
     detail = (
-        "killed by SIGKILL from outside the sandbox: not by its limits, and not by the program (a second "
-        "run was not killed); retry it, and check the machine (OOM killer, a sandbox uid shared with another "
-        "container)"
+        f"killed by SIGKILL from outside the sandbox, not by its limits nor by the program ({why}): retry "
+        "it, and check the machine (its memory, a sandbox uid shared with another container)"
     )
     return {**run, "status": "sandbox_error", "detail": detail}
+
+
+def oom_kills() -> int | None:
+    """How many processes the kernel's OOM killer has killed since boot (None where /proc has no count:
+    before Linux 4.13, some sandbox kernels)."""
+    try:
+        with open("/proc/vmstat", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def as_text(name: str, data: bytes) -> dict:

@@ -69,3 +69,30 @@ def test_a_sigkill_no_limit_explains_is_confirmed_by_a_second_run(
 def test_a_sigkill_of_our_cpu_limit_needs_no_second_run() -> None:
     facts = judge(["prog"], outcome(1.0, b"", SIGKILL_STATUS), {"cpu_s": 1.0})
     assert facts["status"] == "cpu_time_limit" and not killed_unexplained(facts), facts
+
+
+def raw(status: str, signal_name: str | None = None) -> dict:
+    return {"status": status, "signal": signal_name, "exit_code": None, "stderr": "", "detail": ""}
+
+
+@pytest.mark.parametrize(
+    ("runs", "oom_counts", "status"),
+    [
+        ([raw("ok")], [], "ok"),  # explained: no second run
+        ([raw("signal", "SIGSEGV")], [], "signal"),
+        ([raw("signal", "SIGKILL"), raw("signal", "SIGKILL")], [3, 3], "signal"),  # its own kill
+        ([raw("signal", "SIGKILL"), raw("runtime_error")], [3], "sandbox_error"),  # not again: outside
+        ([raw("signal", "SIGKILL"), raw("signal", "SIGKILL")], [3, 4], "sandbox_error"),  # OOM killer
+    ],
+)
+def test_who_sent_a_sigkill_is_decided_by_a_second_run(
+    monkeypatch: pytest.MonkeyPatch, runs: list[dict], oom_counts: list[int], status: str
+) -> None:
+    from sandboxes.inner import runner as runner_module
+
+    left, counts = list(runs), list(oom_counts)
+    monkeypatch.setattr(runner_module.Runner, "run_once", lambda self, phase: left.pop(0))
+    monkeypatch.setattr(runner_module, "oom_kills", lambda: counts.pop(0))
+    facts = runner_module.Runner(SimpleNamespace()).run_phase({"name": "run", "argv": ["prog"]})
+    assert facts["status"] == status, facts
+    assert not left and not counts, "the second run (and the OOM counts) were not used as expected"
