@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from sandboxes.core import PathMap, Place, Runner
 
 RUNNER_GRACE_S = 30.0  # on top of the phases' own wall limits before the runner itself is presumed hung
+# A run ended by a SIGKILL nothing of ours sent runs once more, to tell the program's own kill from an
+# outsider's (runner.py, ``run_phase``): each run of a phase may take twice its wall limit.
+WALL_LIMITS_PER_RUN = 2
 
 # (the compile phase or None, the runs): what a request's jobs come to
 Phases = tuple[PhaseResult | None, list[PhaseResult]]
@@ -113,7 +116,12 @@ def run_call(
         raw = raw_runs(result["phases"][0], run["argv"])
         return then([to_phase(r, run_verdict(r)) for r in raw], raw)
 
-    return Call(job, request.limits.run.wall_s * request.repeats + RUNNER_GRACE_S, complete)
+    return Call(job, run_budget_s(request) + RUNNER_GRACE_S, complete)
+
+
+def run_budget_s(request: RunRequest) -> float:
+    """The longest the run phase's runs may take, confirmation runs included."""
+    return request.limits.run.wall_s * request.repeats * WALL_LIMITS_PER_RUN
 
 
 def phase_limits(limits: PhaseLimitsRecord) -> PhaseLimits:
@@ -183,7 +191,7 @@ class CompileStep:
         # key: a compile's diagnostics quote its paths, and one backend's compile is no other's.
         final = (self.paths.argv(self.argv), self.paths.env(self.env))
         self.key = cache_key(backend, files, place.tool_version(self.argv[0]), *final)
-        self.timeout_s = request.limits.compile.wall_s + RUNNER_GRACE_S
+        self.timeout_s = request.limits.compile.wall_s * WALL_LIMITS_PER_RUN + RUNNER_GRACE_S
 
     def job(self, then: Phase | None = None) -> Job:
         """Compile in a fresh workspace; the artifacts come back (base64) for the cache. ``then``: a run
@@ -230,7 +238,7 @@ class CompileStep:
             remember_runs(self.place, self.request, artifacts, run, raw)
             return compile_phase, [to_phase(r, run_verdict(r)) for r in raw]
 
-        timeout_s = self.timeout_s + self.request.limits.run.wall_s * self.request.repeats
+        timeout_s = self.timeout_s + run_budget_s(self.request)
         return Call(self.job(then=run), timeout_s, complete)
 
 

@@ -65,6 +65,9 @@ How limits are enforced (per run)
   Python parent: with bwrap --unshare-pid, wait4 on bwrap would lose it.
 - Wall time is measured here; on wall_s the whole tree is killed. Output goes through pipes capped at
   output_bytes per stream: the excess is cut, flagged, and the tree killed (status output_limit).
+- A SIGKILL none of the above explains runs the phase once more: killed again, it is the program's own
+  (status signal); not, an outsider killed it (its container, the OOM killer), and the run is ours
+  (status sandbox_error), never the program's verdict (``Runner.run_phase``).
 """
 
 from __future__ import annotations
@@ -121,6 +124,10 @@ MEMORY_NEAR_LIMIT_FRACTION = 0.9
 # and strsignal(SIGXCPU) as compiler drivers and shells print it when a child was ended by that limit.
 RLIMIT_TICK_SLACK_FRACTION = 0.5
 XCPU_MESSAGE = "CPU time limit exceeded"
+# How a shell reports a child a signal ended (128 + its number), and how gcc's driver reports a child
+# ended by SIGKILL: the child's kill, as the process we started tells it.
+SHELL_SIGNAL_EXIT_BASE = 128
+DRIVER_KILLED_MESSAGE = "Killed signal terminated program"
 KILL_PASSES = 20
 KILL_DEADLINE_S = 5.0
 # Below this the runner itself could not run under the phase's memory limit during a spawn.
@@ -294,6 +301,27 @@ class Runner:
     # -- one run -----------------------------------------------------------------------------------
 
     def run_phase(self, phase: Phase) -> RawRun:
+        """One run of the phase, judged; an unexplained SIGKILL is confirmed by a second run first.
+
+        A SIGKILL that neither our watchdog nor a limit of ours sent is the program's own (``kill -9 $$``)
+        or an outsider's: its container or worker being killed while this runner lives on for a moment,
+        the kernel's OOM killer, another sandbox's cleanup of a uid it shares. The kernel keeps no sender
+        for a SIGKILL, so the run itself cannot tell; the program can: its own kill comes again on a
+        second run. An outsider's is a failure of ours (``sandbox_error``), never the program's verdict,
+        and so is a second kill while the kernel's OOM killer was at work (memory short on the machine
+        kills again; the program's own memory shows in its verdict, memory_limit, before this)."""
+        run = self.run_once(phase)
+        if not killed_unexplained(run):
+            return run
+        ooms = oom_kills()
+        again = self.run_once(phase)
+        if not killed_unexplained(again):
+            return killed_from_outside(run, "a second run was not killed")
+        if oom_kills() != ooms:
+            return killed_from_outside(run, "the kernel's OOM killer killed during the second run")
+        return run
+
+    def run_once(self, phase: Phase) -> RawRun:
         limits = phase.get("limits", {})
         argv = [str(arg) for arg in phase["argv"]]
         env = {str(k): str(v) for k, v in phase.get("env", {}).items()}
@@ -722,6 +750,39 @@ def judge(argv: list[str], outcome: dict, limits: PhaseLimits) -> RawRun:
     return run
 
 
+def killed_unexplained(run: RawRun) -> bool:
+    """Ended by a SIGKILL that ``judge`` could not lay at a limit's door (ours all set ``killed_for``;
+    RLIMIT_CPU's SIGKILL leaves the CPU time at its limit; an allocation failure shows in the memory):
+    the program's, or a child's as a shell (exit status 128 + 9) or a compiler driver reports it."""
+    if run["status"] == "signal":
+        return run["signal"] == "SIGKILL"
+    return run["status"] == "runtime_error" and (
+        run["exit_code"] == SHELL_SIGNAL_EXIT_BASE + signal.SIGKILL or DRIVER_KILLED_MESSAGE in run["stderr"]
+    )
+
+
+def killed_from_outside(run: RawRun, why: str) -> RawRun:
+    """The facts of a run some outsider killed, as a failure of ours."""
+    detail = (
+        f"killed by SIGKILL from outside the sandbox, not by its limits nor by the program ({why}): retry "
+        "it, and check the machine (its memory, a sandbox uid shared with another container)"
+    )
+    return {**run, "status": "sandbox_error", "detail": detail}
+
+
+def oom_kills() -> int | None:
+    """How many processes the kernel's OOM killer has killed since boot (None where /proc has no count:
+    before Linux 4.13, some sandbox kernels)."""
+    try:
+        with open("/proc/vmstat", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def as_text(name: str, data: bytes) -> dict:
     """A stream as text, and as base64 (``<name>_b64``) too when it is not valid UTF-8: its text then
     shows U+FFFD in place of the bytes, and only the bytes say what the program wrote."""
@@ -815,21 +876,36 @@ def cpu_used(pid: int) -> float:
 
 
 def kill_every_process_of(uid: int) -> None:
-    """Kill every live process of `uid`: a helper that becomes `uid` kill(-1)s, until /proc shows none.
+    """Kill every live process of `uid` in this PID namespace: a helper that becomes `uid` kill(-1)s, until
+    /proc shows none.
 
     The /proc check, not kill()'s ESRCH, decides when we are done: some kernels (gVisor) report success
     with nothing left to signal, and zombies keep kill() succeeding until their reaper collects them.
+
+    kill(-1) also reaches the PID namespaces nested in ours, and a reserved uid is unique only among the
+    sandboxes that share one /tmp: an unsafe-local runner on a host whose containers run sandboxes of
+    their own may share its uid with their programs, and its kill(-1) killed them mid-run (stored as their
+    "signal" verdict). Where /proc shows the uid in a nested namespace, the helper kills our pids one by one.
     """
     deadline = time.monotonic() + KILL_DEADLINE_S
-    while live_processes(lambda owner: owner == uid) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        elsewhere: list[int] = []
+        ours = live_processes(lambda owner: owner == uid, nested=elsewhere)
+        if not ours:
+            return
         helper = os.fork()
         if helper == 0:
             try:
                 os.setgroups([])
                 os.setgid(uid)
                 os.setuid(uid)
-                for _ in range(KILL_PASSES):  # a fork bomb may fork between passes; SIGKILL wins quickly
-                    os.kill(-1, signal.SIGKILL)
+                if elsewhere:
+                    for pid in ours:
+                        with contextlib.suppress(OSError):
+                            os.kill(pid, signal.SIGKILL)
+                else:
+                    for _ in range(KILL_PASSES):  # a fork bomb may fork between passes; SIGKILL wins quickly
+                        os.kill(-1, signal.SIGKILL)
             finally:
                 os._exit(0)
         os.waitpid(helper, 0)
@@ -885,13 +961,15 @@ def sysv_ipc_left() -> bool:
     return False
 
 
-def live_processes(owner_matches, exclude: tuple = ()) -> list:
-    """Pids in /proc owned by a matching uid that are not zombies (exiting ones still count).
+def live_processes(owner_matches, exclude: tuple = (), nested: list | None = None) -> list:
+    """Pids in /proc owned by a matching uid that are not zombies (exiting ones still count). With
+    ``nested`` (a list), those of PID namespaces nested in /proc's own go there instead: their NSpid
+    line has one pid per level (kernels without the line count as ours).
 
     The owner of /proc/<pid> is the process's effective uid: one stat per process, and /proc/<pid>/status
     is read only for the few that match.
     """
-    found = []
+    found: list[int] = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) in exclude:
             continue
@@ -903,8 +981,10 @@ def live_processes(owner_matches, exclude: tuple = ()) -> list:
         except OSError:
             continue
         state = status.split(b"State:", 1)[1].split()[0] if b"State:" in status else b"?"
-        if state not in (b"Z", b"X"):
-            found.append(int(name))
+        if state in (b"Z", b"X"):
+            continue
+        levels = status.split(b"NSpid:", 1)[1].split(b"\n", 1)[0].split() if b"NSpid:" in status else []
+        (nested if nested is not None and len(levels) > 1 else found).append(int(name))
     return found
 
 

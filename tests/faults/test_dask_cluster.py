@@ -189,4 +189,7 @@ def test_a_worker_killed_mid_job_loses_no_row_and_stores_none_twice(
     assert {i: n for i, n in Counter(ids).items() if n > 1} == {}, context  # no run stored twice
     assert set(ids) == set(local_rows), context  # no run lost
     assert rows_of(store) == local_rows
-    assert json.loads(out)["runs"] == PROGRAMS
+    # The killed batch's re-run finds the rows its first attempt stored before the kill (rows are stored
+    # every SURGE_FLUSH_EVERY_S): it counts them as found stored, not as runs.
+    summary = json.loads(out)
+    assert summary["runs"] + summary["found_stored"] == PROGRAMS, summary

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from sandboxes.inner.runner import judge
+from sandboxes.inner.runner import judge, killed_unexplained
 
 CC1PLUS_ENDED = b"g++: internal compiler error: CPU time limit exceeded signal terminated program cc1plus\n"
 EXIT_4 = 4 << 8  # a wait status: exited with status 4, as g++ does when its cc1plus was killed
@@ -43,3 +43,56 @@ def test_a_driver_whose_child_the_cpu_limit_ended_is_a_cpu_time_limit(cpu_s: flo
 def test_a_failure_that_did_not_use_up_its_budget_is_the_programs_own(cpu_s: float, stderr: bytes) -> None:
     facts = judge(["g++", "test.cpp"], outcome(cpu_s, stderr), {"cpu_s": 1.0})
     assert facts["status"] == "runtime_error", facts
+
+
+CC1PLUS_KILLED = b"g++: fatal error: Killed signal terminated program cc1plus\n"
+SIGKILL_STATUS = 9  # a wait status: ended by signal 9
+
+
+@pytest.mark.parametrize(
+    ("wait_status", "stderr", "unexplained"),
+    [
+        (SIGKILL_STATUS, b"", True),  # the program itself, by no limit of ours
+        (137 << 8, b"", True),  # a shell's child, as the shell reports it
+        (1 << 8, CC1PLUS_KILLED, True),  # a compiler's child, as gcc's driver reports it
+        (11, b"", False),  # SIGSEGV: only the program raises that
+        (1 << 8, b"error: expected ';'\n", False),  # a compile error
+    ],
+)
+def test_a_sigkill_no_limit_explains_is_confirmed_by_a_second_run(
+    wait_status: int, stderr: bytes, unexplained: bool
+) -> None:
+    facts = judge(["prog"], outcome(0.01, stderr, wait_status), {"cpu_s": 1.0})
+    assert killed_unexplained(facts) is unexplained, facts
+
+
+def test_a_sigkill_of_our_cpu_limit_needs_no_second_run() -> None:
+    facts = judge(["prog"], outcome(1.0, b"", SIGKILL_STATUS), {"cpu_s": 1.0})
+    assert facts["status"] == "cpu_time_limit" and not killed_unexplained(facts), facts
+
+
+def raw(status: str, signal_name: str | None = None) -> dict:
+    return {"status": status, "signal": signal_name, "exit_code": None, "stderr": "", "detail": ""}
+
+
+@pytest.mark.parametrize(
+    ("runs", "oom_counts", "status"),
+    [
+        ([raw("ok")], [], "ok"),  # explained: no second run
+        ([raw("signal", "SIGSEGV")], [], "signal"),
+        ([raw("signal", "SIGKILL"), raw("signal", "SIGKILL")], [3, 3], "signal"),  # its own kill
+        ([raw("signal", "SIGKILL"), raw("runtime_error")], [3], "sandbox_error"),  # not again: outside
+        ([raw("signal", "SIGKILL"), raw("signal", "SIGKILL")], [3, 4], "sandbox_error"),  # OOM killer
+    ],
+)
+def test_who_sent_a_sigkill_is_decided_by_a_second_run(
+    monkeypatch: pytest.MonkeyPatch, runs: list[dict], oom_counts: list[int], status: str
+) -> None:
+    from sandboxes.inner import runner as runner_module
+
+    left, counts = list(runs), list(oom_counts)
+    monkeypatch.setattr(runner_module.Runner, "run_once", lambda self, phase: left.pop(0))
+    monkeypatch.setattr(runner_module, "oom_kills", lambda: counts.pop(0))
+    facts = runner_module.Runner(SimpleNamespace()).run_phase({"name": "run", "argv": ["prog"]})
+    assert facts["status"] == status, facts
+    assert not left and not counts, "the second run (and the OOM counts) were not used as expected"
