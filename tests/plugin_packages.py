@@ -43,20 +43,35 @@ def install(package: Path, site: Path, wheels: Path) -> None:
 
 def written_wheel(package: Path, folder: Path) -> Path:
     project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
-    name, version = project["name"].replace("-", "_"), project["version"]
-    info = f"{name}-{version}.dist-info"
     files = {
         path.relative_to(package / "src").as_posix(): path.read_text()
         for path in sorted((package / "src").rglob("*"))
         if path.is_file() and path.suffix in (".py", ".jsonl", ".txt") and "__pycache__" not in path.parts
     }
+    return wheel_of(project["name"], project["version"], files, project["entry-points"], folder)
+
+
+def wheel_of(
+    distribution: str,
+    version: str,
+    files: dict[str, str],
+    entry_points: dict[str, dict[str, str]],
+    folder: Path,
+) -> Path:
+    """A pure-Python wheel of ``files`` (path in the wheel -> text) with its dist-info: what a build
+    backend writes, written here so that a test needs neither a build backend nor an index."""
+    name = distribution.replace("-", "_")
+    info = f"{name}-{version}.dist-info"
     points = "".join(
         f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in named.items())
-        for group, named in project["entry-points"].items()
+        for group, named in entry_points.items()
     )
-    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n"
-    files[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    files[f"{info}/entry_points.txt"] = points
+    files = {
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{info}/entry_points.txt": points,
+    }
     files[f"{info}/RECORD"] = "".join(f"{path},,\n" for path in [*files, f"{info}/RECORD"])
     folder.mkdir(parents=True, exist_ok=True)
     wheel = folder / f"{name}-{version}-py3-none-any.whl"
@@ -64,6 +79,12 @@ def written_wheel(package: Path, folder: Path) -> Path:
         for path, text in files.items():
             archive.writestr(path, text)
     return wheel
+
+
+def install_wheel(wheel: Path, site: Path) -> None:
+    """`pip install --target SITE` of one wheel: pip writes its dist-info there, which importlib.metadata
+    reads from the path as from any site-packages."""
+    subprocess.run([*PIP, str(site), str(wheel)], check=True, capture_output=True, timeout=300)
 
 
 def surge(args: list[str], site: Path, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -6,15 +6,11 @@ line naming its entry point and distribution (exit 2), never a traceback."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.plugin_packages import install_wheel, surge, wheel_of
 
 LANGUAGE_MODULE = """\
 from pipeline.records import Language
@@ -55,41 +51,13 @@ SOURCE = Source(
 
 
 def install(site: Path, wheels: Path, name: str, modules: dict[str, str], points: dict) -> None:
-    """Write the distribution as a wheel (the format a build backend makes; written here so that the
-    test needs no build backend nor index) and `pip install` it into ``site``: pip writes the dist-info
-    there, which importlib.metadata reads from the path as from any site-packages."""
-    package, version = name.replace("-", "_"), "0.3.1"
-    info = f"{package}-{version}.dist-info"
-    entry_points = "".join(
-        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in named.items()) for group, named in points.items()
-    )
+    """The distribution ``name`` of ``modules`` (a package named after it), installed into ``site``."""
+    package = name.replace("-", "_")
     files = {
         f"{package}/__init__.py": "",
         **{f"{package}/{module}.py": text for module, text in modules.items()},
-        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-        f"{info}/WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-        f"{info}/entry_points.txt": entry_points,
     }
-    files[f"{info}/RECORD"] = "".join(f"{path},,\n" for path in [*files, f"{info}/RECORD"])
-    wheels.mkdir(parents=True, exist_ok=True)
-    wheel = wheels / f"{package}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for path, text in files.items():
-            archive.writestr(path, text)
-    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(site)]
-    subprocess.run([*pip, str(wheel)], check=True, capture_output=True, timeout=300)
-
-
-def surge(args: list[str], site: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)]),
-        "PREFECT_HOME": str(tmp_path / "prefect"),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *args],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    install_wheel(wheel_of(name, "0.3.1", files, points, wheels), site)
 
 
 @pytest.fixture(scope="module")
