@@ -73,8 +73,7 @@ def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]
     first_undone: int | None = None
     ran_out = False
     while steps.kept_rows(store, config.build_key) < n and planned < n * MAX_CANDIDATES_PER_ROW:
-        wanted = n - steps.kept_rows(store, config.build_key)
-        count = -(-wanted // config.batch_size) * config.batch_size  # whole batches
+        count = steps.round_size(store, config, n, planned, n * MAX_CANDIDATES_PER_ROW)  # whole batches
         available = plan_round(store_root, config, planned, count, stop=planned + count)
         first = planned // config.batch_size
         futures = [
