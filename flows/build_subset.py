@@ -91,7 +91,7 @@ def build_rounds(store_root: str, config: BuildConfig, n: int, bar: Tallies) -> 
     bar.set("items", done=decided, total=decided)
     bar.set("rows", done=min(kept, n))
     while kept < n and planned < n * MAX_CANDIDATES_PER_ROW:
-        count = -(-(n - kept) // config.batch_size) * config.batch_size  # whole batches
+        count = steps.round_size(store, config, n, planned, n * MAX_CANDIDATES_PER_ROW)  # whole batches
         available = plan_round(store_root, config, planned, count, stop=planned + count)
         bar.set("items", total=max(planned_items + available, bar["items"].done))
         first = planned // config.batch_size

@@ -32,6 +32,7 @@ from pipeline.records import (
 )
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
+from pipeline.subsets.dr import ONE_ROW_SHARE, ROWS_PER_PROGRAM  # the spec's expectation draws on them
 from sandboxes.profiles import get_profile
 
 COMPILERS = ("g++", "clang++")
@@ -42,10 +43,6 @@ LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=10.0))
 # Probed first: a snippet unstable here is dropped without compiling its other 36 settings (the drop is
 # the same one the full matrix would make: any unstable setting drops the snippet).
 PROBE_KEYS = ("g++-C++03--O0", "clang++-C++17--O2", "g++-C++17--O3", "clang++-C++03--Os")
-# SURGE's release: 200 rows from 105 distinct programs, 1.9 a program: two rows, or one for about one
-# program in ten
-ROWS_PER_PROGRAM = 2
-ONE_ROW_SHARE = 0.1
 
 
 def settings(keys: tuple[str, ...] = KEYS) -> list[ExecutionSetting]:

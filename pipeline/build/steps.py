@@ -38,6 +38,26 @@ def plan_round(store: Store, config: BuildConfig, start: int, count: int) -> int
     return write_plan(store, config, start, count)
 
 
+def round_size(store: Store, config: BuildConfig, n: int, planned: int, most: int) -> int:
+    """How many instances the round from ``planned`` plans: whole batches, within ``most`` planned in all.
+
+    The first round plans n / the rows an item is expected to give (the spec's ``rows_per_item``: a dr
+    snippet gives about 1.9, and one item per row built a third of dr's items for nothing). It depends on
+    n alone, so a rerun plans the same items and skips the built ones, and a larger n plans a longer
+    prefix of the same sequence. A later round divides the rows still wanted by the rows per item
+    measured so far (one per item while no row is kept: nothing is measured yet). Which rows a build
+    keeps never depends on this: they are the first n in item order of a prefix of the seeded sequence.
+    """
+    if planned == 0:
+        wanted = subset_spec(config.subset).items_for(n)
+    else:
+        found = outcomes(store, config.build_key).values()
+        rows = sum(len(o.row_ids) for o in found if o.status == "kept")
+        wanted = -(-(n - rows) * len(found) // rows) if rows else n - rows
+    wanted = max(1, min(wanted, most - planned))
+    return -(-wanted // config.batch_size) * config.batch_size
+
+
 def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, Any]:
     """Execute one planned batch's unfinished items; write outcomes and candidate rows. Counts back,
     with each kind of failure of ours (``ours:<kind>``) and the first item's place it left undone."""

@@ -317,11 +317,12 @@ def _llm_line(llm: dict[str, Any], budget: Any, stopped: int) -> str:
 
 
 def _default_batch(spec: Any, n: int) -> int:
-    """Items per batch without --batch-size: no more than the rows asked for (`--n 3` planned a whole batch
-    of 16 once), except where most items are dropped (refactor subsets)."""
+    """Items per batch without --batch-size: no more than the items the rows asked for need (`--n 3`
+    planned a whole batch of 16 once; a dr snippet gives about two rows), except where most items are
+    dropped (refactor subsets)."""
     if spec.construction is ConstructionMethod.ITERATIVE_REFACTOR:
         return BATCH_ITEMS
-    return max(1, min(BATCH_ITEMS, n))
+    return min(BATCH_ITEMS, spec.items_for(n))
 
 
 def _line(name: str, result: dict[str, Any]) -> str:

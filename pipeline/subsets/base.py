@@ -12,6 +12,7 @@ none keeps a per-subset table or names a subset (tests/architecture/test_no_subs
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -144,6 +145,9 @@ class SubsetSpec:
     build_batch: BuildBatch | None = None
     build_profile: str = ""  # the profile a build runs under when given `default` ('' = default itself)
     build_limits: Limits | None = None  # a run's limits in the build, where its method lets a subset choose
+    # Rows a planned item is expected to give: a build's first round plans n / this many items (later
+    # rounds divide by the rows per item measured so far). dr keeps up to two labels of a snippet.
+    rows_per_item: float = 1.0
     # A refactor build: the row's custom_features, and whether a failing run is a label (bg: the bug's).
     row_features: RowFeatures | None = None
     labels_failures: bool = False
@@ -165,6 +169,11 @@ class SubsetSpec:
     @property
     def released_category(self) -> int:
         return self.category if self.category_in_release is None else self.category_in_release
+
+    def items_for(self, rows: int) -> int:
+        """Items a build expects to need for ``rows`` rows (at least one), at ``rows_per_item`` each; the
+        quotient is rounded first, so 19 rows at 1.9 an item are 10 items, not 11 for a float's last bit."""
+        return max(1, math.ceil(round(rows / self.rows_per_item, 6)))
 
     def build_profile_for(self, asked: str) -> str:
         """The profile a build of this subset runs under when ``asked`` is the one on the command line."""
