@@ -78,7 +78,7 @@ def test_proofs_are_checked_labelled_and_balanced(
         monkeypatch.setenv("SURGE_LLM_CACHE_DIR", str(tmp_path / "llm-cache"))
         steps.plan_round(store, config, 0, 6)
         counts = steps.build_batch(store, config, 0)
-    assert counts == {"kept": 5, "dropped": 1, "skipped": 0}
+    assert counts == {"kept": 5, "dropped": 1, "kept_rows": 5, "skipped": 0}
     summary = steps.summary(store, config)
     assert summary["drop_reasons"] == {"statement changed": 1}  # aime_1984_p5: a different theorem
 
