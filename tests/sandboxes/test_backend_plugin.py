@@ -33,7 +33,8 @@ def test_doctor_lists_the_backend_with_its_distribution(site: Path, tmp_path: Pa
     backends = {spec["name"]: spec["from"] for spec in report["installed"]["surge.backends"]}
     assert backends[NAME] == distribution(PACKAGE) == "surge-relaybox 0.2.0"
     assert backends["bwrap"] == "built-in"
-    assert report["backends"][NAME]["summary"].startswith("bubblewrap relayed")  # its own status, asked of its spec
+    # its own status, asked of its spec
+    assert report["backends"][NAME]["summary"].startswith("bubblewrap relayed")
     text = surge(["doctor"], site, tmp_path).stdout
     assert f"{NAME} (from surge-relaybox 0.2.0)" in text and f"sandbox {NAME}" in text
 
