@@ -41,6 +41,13 @@ def install(package: Path, site: Path, wheels: Path) -> None:
         pytest.skip(f"pip cannot install {package.name} offline: {done.stderr.strip().splitlines()[-1:]}")
 
 
+def installed_site(package: Path, factory: pytest.TempPathFactory) -> Path:
+    """A fresh folder with ``package`` installed in it (its ``site``), for a module's tests to share."""
+    root = factory.mktemp(package.name)
+    install(package, root / "site", root / "wheels")
+    return root / "site"
+
+
 def written_wheel(package: Path, folder: Path) -> Path:
     project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
     files = {

@@ -13,16 +13,14 @@ from pathlib import Path
 import pytest
 
 from tests.examples.cruxeval_files import ALTERED_LINE, BUNDLED, PACKAGE, altered, bundled_lines, write_lines
-from tests.plugin_packages import install, surge
+from tests.plugin_packages import installed_site, surge
 
 DISTRIBUTION = "surge-cruxeval 0.1.0"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("cruxeval-plugin")
-    install(PACKAGE, root / "site", root / "wheels")
-    return root / "site"
+    return installed_site(PACKAGE, tmp_path_factory)
 
 
 def test_doctor_lists_the_subset_and_the_source_with_their_distribution(site: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.plugin_packages import distribution, install, surge
+from tests.plugin_packages import distribution, install, installed_site, surge
 
 PLUGINS = Path(__file__).resolve().parent / "plugins"
 PACKAGE = PLUGINS / "surge-relaybox"
@@ -21,9 +21,7 @@ NAME = "relaybox"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("backend-plugin")
-    install(PACKAGE, root / "site", root / "wheels")
-    return root / "site"
+    return installed_site(PACKAGE, tmp_path_factory)
 
 
 def test_doctor_lists_the_backend_with_its_distribution(site: Path, tmp_path: Path) -> None:
