@@ -53,8 +53,7 @@ def bare_dr(config: BuildConfig, folder: Path) -> float:
 
 def bare_scripts(config: BuildConfig, folder: Path, runs: int) -> float:
     started = time.perf_counter()
-    planned = -(-SCRIPTS // config.batch_size) * config.batch_size  # the flow plans whole batches
-    for item in plan_items(config, 0, planned):
+    for item in plan_items(config, 0, SCRIPTS):  # the flow plans the items n rows need
         program = item.program()
         (folder / program.entry_file.path).write_text(program.entry_file.content)
         for _ in range(runs):

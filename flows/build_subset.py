@@ -67,7 +67,7 @@ def write_dataset(store_root: str, config: BuildConfig, n: int, before: int | No
 @flow(name="surge-build-subset", log_prints=False)
 def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]:
     # Items with an outcome (kept or dropped) of the items planned so far, and rows kept of the n asked:
-    # the plan grows by whole batches while too few rows are kept, and the items' total grows with it.
+    # the plan grows by a round while too few rows are kept, and the items' total grows with it.
     bar = Tallies(f"build {config.subset}", [Tally("items", total=0), Tally("rows", total=n)])
     with bar:
         summary = build_rounds(store_root, config, n, bar)
@@ -91,13 +91,12 @@ def build_rounds(store_root: str, config: BuildConfig, n: int, bar: Tallies) -> 
     bar.set("items", done=decided, total=decided)
     bar.set("rows", done=min(kept, n))
     while kept < n and planned < n * MAX_CANDIDATES_PER_ROW:
-        count = steps.round_size(store, config, n, planned, n * MAX_CANDIDATES_PER_ROW)  # whole batches
+        count = steps.round_size(store, config, n, planned, n * MAX_CANDIDATES_PER_ROW)
         available = plan_round(store_root, config, planned, count, stop=planned + count)
         bar.set("items", total=max(planned_items + available, bar["items"].done))
-        first = planned // config.batch_size
         futures = [
             build_batch.submit(store_root, config, batch)
-            for batch in range(first, first + -(-available // config.batch_size))
+            for batch in steps.batches_of(config, planned, available)
         ]
         for future in futures:
             result = future.result()

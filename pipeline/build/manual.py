@@ -21,7 +21,7 @@ from pipeline.build.execute import execute
 from pipeline.build.failures import Built
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref, script_question
-from pipeline.build.spread import time_bin
+from pipeline.build.spread import AIM_S, time_bin
 from pipeline.dataset import DatasetRow
 from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
 from pipeline.store import Store
@@ -81,10 +81,21 @@ def _stable_runs(store: Store, config: BuildConfig, items: list[BuildItem]) -> l
 
 
 def _copies(store: Store, config: BuildConfig, items: list[BuildItem], copies: int) -> list[RunResult]:
-    """tc: ``copies`` separate requests per item, in item order. They share a run id and each one's CPU
-    time is a new fact, so none is served from the store."""
-    requests = _requests(config, items, copies, 1)
-    return execute(store, requests, config.backend, config.unsafe, config.workers, reuse=False)
+    """tc: ``copies`` separate requests per item, results in item order. They share a run id and each
+    one's CPU time is a new fact, so none is served from the store. They run longest first (by the bin
+    each instance was drawn for): a 40-second instance left for the end of a batch ran with the other
+    core idle."""
+    order = sorted(range(len(items)), key=lambda position: -_aimed_s(items[position]))
+    requests = _requests(config, [items[position] for position in order], copies, 1)
+    ran = execute(store, requests, config.backend, config.unsafe, config.workers, reuse=False)
+    by_position = {position: ran[rank * copies : (rank + 1) * copies] for rank, position in enumerate(order)}
+    return [run for position in range(len(items)) for run in by_position[position]]
+
+
+def _aimed_s(item: BuildItem) -> float:
+    """The most CPU seconds the item's instance was drawn for (0 when it was not drawn for a bin)."""
+    target = item.program().origin.get("target_bin")
+    return AIM_S[target][1] if target in AIM_S else 0.0
 
 
 def _timed_copies(store: Store, config: BuildConfig, items: list[BuildItem]) -> list[list[RunResult]]:

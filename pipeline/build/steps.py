@@ -39,23 +39,39 @@ def plan_round(store: Store, config: BuildConfig, start: int, count: int) -> int
 
 
 def round_size(store: Store, config: BuildConfig, n: int, planned: int, most: int) -> int:
-    """How many instances the round from ``planned`` plans: whole batches, within ``most`` planned in all.
+    """How many instances the round from ``planned`` plans: what is wanted, within ``most`` planned in
+    all (the refactor subsets' whole batches may pass it).
 
     The first round plans n / the rows an item is expected to give (the spec's ``rows_per_item``: a dr
-    snippet gives about 1.9, and one item per row built a third of dr's items for nothing). It depends on
-    n alone, so a rerun plans the same items and skips the built ones, and a larger n plans a longer
-    prefix of the same sequence. A later round divides the rows still wanted by the rows per item
-    measured so far (one per item while no row is kept: nothing is measured yet). Which rows a build
-    keeps never depends on this: they are the first n in item order of a prefix of the seeded sequence.
+    snippet gives about 1.9, and one item per row built a third of dr's items for nothing); a later
+    round, the rows still wanted divided by the rows per item measured so far (one per item while no
+    row is kept). Not whole batches: the items past what n rows need were built for nothing (in tc, a
+    last whole batch held long instances costing a minute of CPU). The refactor subsets (ml, cl, bg)
+    still plan whole batches: a batch's items are refactored concurrently, and where the recorded
+    responses answer, most items are dropped. The first round depends on n alone, so a rerun plans the
+    same items and skips the built ones, and a larger n plans a longer prefix of the same sequence.
+    Which rows a build keeps never depends on this: they are the first n in item order of a prefix of
+    the seeded sequence.
     """
+    spec = subset_spec(config.subset)
     if planned == 0:
-        wanted = subset_spec(config.subset).items_for(n)
+        wanted = spec.items_for(n)
     else:
         found = outcomes(store, config.build_key).values()
         rows = sum(len(o.row_ids) for o in found if o.status == "kept")
         wanted = -(-(n - rows) * len(found) // rows) if rows else n - rows
     wanted = max(1, min(wanted, most - planned))
-    return -(-wanted // config.batch_size) * config.batch_size
+    if spec.construction is ConstructionMethod.ITERATIVE_REFACTOR:
+        return -(-wanted // config.batch_size) * config.batch_size
+    return wanted
+
+
+def batches_of(config: BuildConfig, start: int, count: int) -> range:
+    """The batch numbers that hold instances [start, start + count) (a batch is index // batch_size, so
+    a round that began inside the last round's batch adds to it: that batch builds only its new items)."""
+    if count <= 0:
+        return range(0)
+    return range(start // config.batch_size, (start + count - 1) // config.batch_size + 1)
 
 
 def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, Any]:

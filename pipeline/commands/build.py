@@ -335,13 +335,12 @@ def _notes(name: str, result: dict[str, Any]) -> list[tuple[str, str]]:
     reasons = ", ".join(f"{reason} {count}" for reason, count in result.get("drop_reasons", {}).items())
     notes = []
     if result["planned_items"] > result["n"]:  # say why more items ran than rows were asked for
-        notes.append(
-            (
-                " ",
-                f"(planned {result['planned_items']} for {result['n']} rows, in whole batches of "
-                f"{result['batch_size']} items: --batch-size)",
-            )
+        why = (  # steps.round_size: the refactor subsets plan whole batches, the others what is wanted
+            f"in whole batches of {result['batch_size']} items: --batch-size"
+            if REGISTRY[name].construction is ConstructionMethod.ITERATIVE_REFACTOR
+            else "more, where items were dropped"
         )
+        notes.append((" ", f"(planned {result['planned_items']} for {result['n']} rows, {why})"))
     if reasons:
         notes.append(("; ", f"dropped: {reasons}"))
     if result.get("spread"):

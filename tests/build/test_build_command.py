@@ -38,11 +38,11 @@ def test_build_writes_dataset_rows_and_a_rerun_adds_nothing(tmp_path, capsys, re
     args = ["build", "sc", "--n", "3", "--seed", "9", "--batch-size", "2", "--store", str(tmp_path), "--json"]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)["built"]["sc"]
-    assert first["rows"] == 3 and first["items"] == 4
+    assert first["rows"] == 3 and first["items"] == 3  # the items 3 rows need, not 2 whole batches
     rows = read_rows(Store(tmp_path), {"sc"})
     assert [row.upstream.key for row in rows] == ["sc-s9-00000", "sc-s9-00001", "sc-s9-00002"]
     assert main(args) == 0
-    assert json.loads(capsys.readouterr().out)["built"]["sc"]["items"] == 4
+    assert json.loads(capsys.readouterr().out)["built"]["sc"]["items"] == 3
     assert len(read_rows(Store(tmp_path), {"sc"})) == 3
 
 

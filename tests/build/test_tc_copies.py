@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.build import manual, steps
-from pipeline.build.plan import read_batch
+from pipeline.build.plan import read_batch, script_item
 from pipeline.build.records import BuildConfig
 from pipeline.records import PhaseResult, RunResult, Verdict
 from pipeline.store import Store
+from pipeline.templates import library_scripts
 from tests.factories import make_result
 
 
@@ -76,3 +77,25 @@ def test_the_timing_rule_is_part_of_a_timed_build_key_only() -> None:
     # two copies at most leave nothing to decide; sc's runs are not timing copies
     assert BuildConfig(subset="tc", seed=2, repeats=2)._timing_rule() == ()
     assert BuildConfig(subset="sc", seed=2)._timing_rule() == ()
+
+
+def test_copies_run_longest_first_and_come_back_in_item_order(tmp_path: Path, monkeypatch) -> None:
+    """A batch's long instances start first, so no 40-second copy runs alone at the batch's end; each
+    item still gets its own copies back."""
+    config = BuildConfig(subset="tc", seed=2, batch_size=3, repeats=2)
+    templates = library_scripts("tc")[:1]
+    bins = ("<0.1s", ">=30s", "1-10s")
+    items = [script_item(config, templates, i, None, {"target_bin": name}) for i, name in enumerate(bins)]
+    cpu_by_item = {items[0].item_id: 0.02, items[1].item_id: 40.0, items[2].item_id: 3.0}
+    asked: list[str] = []
+
+    def fake_execute(store, requests, backend, unsafe, workers, reuse=True):
+        by_program = {item.program().program_id: item.item_id for item in items}
+        asked.extend(by_program[request.program.program_id] for request in requests)
+        return [_timed(cpu_by_item[by_program[request.program.program_id]]) for request in requests]
+
+    monkeypatch.setattr(manual, "execute", fake_execute)
+    runs = manual._timed_copies(Store(tmp_path), config, items)
+    longest_first = [items[1].item_id] * 2 + [items[2].item_id] * 2 + [items[0].item_id] * 2
+    assert asked == longest_first
+    assert [[manual.cpu_s(run) for run in copies] for copies in runs] == [[0.02] * 2, [40.0] * 2, [3.0] * 2]
