@@ -97,7 +97,7 @@ def _spread_item(
     scale, points = template.scale, found[template.fid].points
     assert scale is not None
     rng = instance_rng(config.seed, config.subset, index)
-    size = spread.draw_size(points, scale.growth, scale.low, scale.high, name, rng)
+    size = spread.draw_size(points, scale.growth, scale.low, scale.high, name, rng, scale.exponent)
     origin = {"target_bin": name, scale.name: str(size)}
     return script_item(config, (template,), index, scale.argv(rng, size), origin)
 
@@ -111,11 +111,12 @@ def _turn(
 
     def reaches(t: ScriptTemplate) -> bool:
         assert t.scale is not None
-        return spread.reaches(found[t.fid].points, t.scale.growth, t.scale.low, t.scale.high, name)
+        scale = t.scale
+        return spread.reaches(found[t.fid].points, scale.growth, scale.low, scale.high, name, scale.exponent)
 
     def longest(t: ScriptTemplate) -> float:
         assert t.scale is not None
-        return spread.predict_s(found[t.fid].points, t.scale.growth, t.scale.high)
+        return spread.predict_s(found[t.fid].points, t.scale.growth, t.scale.high, t.scale.exponent)
 
     eligible = [t for t in templates if reaches(t)] or sorted(templates, key=longest, reverse=True)[:3]
     return eligible[occurrence % len(eligible)]

@@ -139,8 +139,15 @@ def _axes(points: Sequence[tuple[int, float]], growth: str) -> list[tuple[float,
     return useful if len(useful) >= 2 else found[-2:]
 
 
-def predict_s(points: Sequence[tuple[int, float]], growth: str, size: int) -> float:
-    """CPU seconds a size should take: piecewise interpolation, the end segments extrapolated."""
+def predict_s(
+    points: Sequence[tuple[int, float]], growth: str, size: int, exponent: float | None = None
+) -> float:
+    """CPU seconds a size should take: piecewise interpolation, the end segments extrapolated; past the
+    largest point as size^exponent where the template gives one (templates/base.py, Scale)."""
+    top_size, highest = max(size for size, _ in points), max(seconds for _, seconds in points)
+    if exponent is not None and size > top_size:
+        base = _base(points)
+        return base + (highest - base) * (size / top_size) ** exponent
     axes = _axes(points, growth)
     x = math.log(size) if growth == "power" else float(size)
     floor = min(seconds for _, seconds in points)
@@ -151,17 +158,47 @@ def predict_s(points: Sequence[tuple[int, float]], growth: str, size: int) -> fl
     return max(floor, _base(points) + math.exp(y0 + slope * (x - x0)))
 
 
-def size_for(points: Sequence[tuple[int, float]], growth: str, seconds: float, low: int, high: int) -> int:
+def size_for(
+    points: Sequence[tuple[int, float]],
+    growth: str,
+    seconds: float,
+    low: int,
+    high: int,
+    exponent: float | None = None,
+) -> int:
     """The whole size, within [low, high], whose predicted time is nearest ``seconds`` (in ratio)."""
     axes = _axes(points, growth)
     if len(axes) < 2 or seconds <= min(s for _, s in points):
         return low
+    past = _past_the_ladder(points, seconds, exponent)
+    exact = past if past is not None else _between_points(points, axes, growth, seconds)
+    candidates = {max(low, min(high, math.floor(exact))), max(low, min(high, math.ceil(exact)))}
+    return min(
+        sorted(candidates),
+        key=lambda size: abs(math.log(predict_s(points, growth, size, exponent) / seconds)),
+    )
+
+
+def _past_the_ladder(
+    points: Sequence[tuple[int, float]], seconds: float, exponent: float | None
+) -> float | None:
+    """The size taking ``seconds`` past the largest point, as size^exponent; None within the points or
+    without an exponent."""
+    highest = max(s for _, s in points)
+    if exponent is None or seconds <= highest:
+        return None
+    base = _base(points)
+    return max(size for size, _ in points) * ((seconds - base) / (highest - base)) ** (1 / exponent)
+
+
+def _between_points(
+    points: Sequence[tuple[int, float]], axes: list[tuple[float, float]], growth: str, seconds: float
+) -> float:
+    """The size taking ``seconds`` on the piecewise line through the points (its end segments extended)."""
     y = math.log(max(seconds - _base(points), 1e-4))
     (x0, y0), (x1, y1) = _segment(axes, y, 1)
     x = x0 if y1 == y0 else x0 + (y - y0) * (x1 - x0) / (y1 - y0)
-    exact = math.exp(x) if growth == "power" else x
-    candidates = {max(low, min(high, math.floor(exact))), max(low, min(high, math.ceil(exact)))}
-    return min(sorted(candidates), key=lambda size: abs(math.log(predict_s(points, growth, size) / seconds)))
+    return math.exp(x) if growth == "power" else x
 
 
 def _segment(axes: list[tuple[float, float]], value: float, coordinate: int) -> tuple:
@@ -173,24 +210,37 @@ def _segment(axes: list[tuple[float, float]], value: float, coordinate: int) -> 
 
 
 def draw_size(
-    points: Sequence[tuple[int, float]], growth: str, low: int, high: int, name: str, rng: random.Random
+    points: Sequence[tuple[int, float]],
+    growth: str,
+    low: int,
+    high: int,
+    name: str,
+    rng: random.Random,
+    exponent: float | None = None,
 ) -> int:
     """A size for an instance of the bin: solved for a CPU time drawn log-uniformly in the bin's aim
     window; in the first bin, any size up to the one predicted at the window's top (log-uniform), so
     quick rows are not all the smallest instance."""
     aim_low, aim_high = AIM_S[name]
     if aim_low <= 0:
-        top = max(low, size_for(points, growth, aim_high, low, high))
+        top = max(low, size_for(points, growth, aim_high, low, high, exponent))
         return max(low, min(top, round(math.exp(rng.uniform(math.log(low), math.log(top))))))
     seconds = math.exp(rng.uniform(math.log(aim_low), math.log(aim_high)))
-    return size_for(points, growth, seconds, low, high)
+    return size_for(points, growth, seconds, low, high, exponent)
 
 
-def reaches(points: Sequence[tuple[int, float]], growth: str, low: int, high: int, name: str) -> bool:
+def reaches(
+    points: Sequence[tuple[int, float]],
+    growth: str,
+    low: int,
+    high: int,
+    name: str,
+    exponent: float | None = None,
+) -> bool:
     """Whether the template can land in the bin: the size solved for the middle of the bin's aim window
     is predicted inside the bin (whole sizes of exponential templates jump over some bins)."""
     aim_low, aim_high = AIM_S[name]
     middle = aim_high / 2 if aim_low <= 0 else math.sqrt(aim_low * aim_high)
-    size = size_for(points, growth, middle, low, high)
+    size = size_for(points, growth, middle, low, high, exponent)
     lower, upper = bin_bounds(name)
-    return lower <= predict_s(points, growth, size) < upper
+    return lower <= predict_s(points, growth, size, exponent) < upper

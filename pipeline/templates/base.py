@@ -38,7 +38,11 @@ class Scale:
 
     ``ladder`` holds the sizes a calibration measures, smallest first (pipeline/build/calibrate.py);
     ``growth`` says how to interpolate between them: "power" (time ~ size^k: sorts, DP, graphs in P) or
-    "exponential" (time ~ c^size: brute force over permutations or subsets, backtracking).
+    "exponential" (time ~ c^size: brute force over permutations or subsets, backtracking). ``exponent``,
+    where the algorithm says it (2 for insertion sort over n, 1 for a linear scan), is the k that sizes
+    past the ladder are extrapolated with, from its largest point: the slope between the ladder's two
+    largest points, each one run on a shared core, was off by up to 0.5 (insertion sort's read 2.43), and
+    a tc instance for >= 30 s extrapolates 10-30 times past the ladder's top.
     """
 
     name: str  # the option it sets, for the rows' parameters
@@ -48,10 +52,12 @@ class Scale:
     argv: SizedSampler
     growth: str = "power"
     quick_high: int = 0  # sizes of an instance drawn without a time target: low..quick_high
+    exponent: float | None = None  # power growth past the ladder (None: its last segment's slope)
 
     def describe(self) -> str:
         """What a calibration's id hashes besides the script: the sizes it measures and how it reads them."""
-        return f"{self.name}:{self.low}-{self.high}:{self.growth}:{','.join(map(str, self.ladder))}"
+        past = f":k={self.exponent:g}" if self.exponent is not None else ""
+        return f"{self.name}:{self.low}-{self.high}:{self.growth}:{','.join(map(str, self.ladder))}{past}"
 
 
 @dataclass(frozen=True)

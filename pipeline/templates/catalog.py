@@ -221,17 +221,27 @@ def _queens(rng: random.Random, size: int) -> tuple[str, ...]:
 
 
 P, EXP = "power", "exponential"
+# The last argument of a power Scale: the exponent of its size that run time grows with past the
+# calibration's ladder (templates/base.py, Scale): 1 for a scan or a Monte Carlo loop, 2 for two nested
+# loops over the size or a table of size x size, 3 for Floyd-Warshall. Dijkstra over a grid and graph
+# colouring give none: the rows of two full builds grew as the ladder's own slope said (Dijkstra: 2.7,
+# not the 2.2 of E log V) or not at all. The exponential templates take whole sizes one step past
+# their ladder at most.
+# n log n at a million elements is n^1.07; Python's lists past the caches make merge and heap sort grow
+# faster still (their rows in two full builds: n^1.2-1.35, heap sort's noisiest), quick sort's slower
+# (n^0.93: its exponent is 1).
+N_LOG_N = 1.15
 TC: tuple[Script, ...] = (
     sized(
         "merge_sort.py",
         "sorting",
-        Scale("n", 1000, 4_000_000, (10_000, 100_000, 400_000, 1_600_000), _seeded("n"), P, 60000),
+        Scale("n", 1000, 4_000_000, (10_000, 100_000, 400_000, 1_600_000), _seeded("n"), P, 60000, N_LOG_N),
     ),
-    sized("bubble_sort.py", "sorting", Scale("repeat", 1, 1200, (4, 16, 40, 80, 160), _bubble, P, 8)),
+    sized("bubble_sort.py", "sorting", Scale("repeat", 1, 1200, (4, 16, 40, 80, 160), _bubble, P, 8, 2)),
     sized(
         "binary_search_count.py",
         "searching",
-        Scale("queries", 100, 40_000_000, (10_000, 100_000, 1_000_000, 3_000_000), _binary, P, 40000),
+        Scale("queries", 100, 40_000_000, (10_000, 100_000, 1_000_000, 3_000_000), _binary, P, 40000, 1),
     ),
     sized("dijkstra_grid.py", "graph (P)", Scale("size", 5, 2000, (40, 120, 300, 700), _grid, P, 120)),
     sized(
@@ -262,50 +272,58 @@ TC: tuple[Script, ...] = (
             _seeded("samples"),
             P,
             300000,
+            1,
         ),
     ),
     sized(
         "kmp_count.py",
         "string matching",
-        Scale("length", 100, 30_000_000, (100_000, 1_000_000, 4_000_000, 12_000_000), _kmp, P, 200000),
+        Scale("length", 100, 30_000_000, (100_000, 1_000_000, 4_000_000, 12_000_000), _kmp, P, 200000, 1),
     ),
     sized(
         "edit_distance.py",
         "string matching",
-        Scale("length", 5, 16000, (300, 800, 1600, 3200), _edit, P, 400),
+        Scale("length", 5, 16000, (300, 800, 1600, 3200), _edit, P, 400, 2),
     ),
     sized(
         "quick_sort.py",
         "sorting",
-        Scale("n", 1000, 4_000_000, (10_000, 100_000, 400_000, 1_600_000), _seeded("n"), P, 60000),
+        Scale("n", 1000, 4_000_000, (10_000, 100_000, 400_000, 1_600_000), _seeded("n"), P, 60000, 1),
     ),
     sized(
         "insertion_sort.py",
         "sorting",
-        Scale("n", 10, 80000, (2000, 5000, 10_000, 20_000), _seeded("n"), P, 1500),
+        Scale("n", 10, 80000, (2000, 5000, 10_000, 20_000), _seeded("n"), P, 1500, 2),
     ),
     sized(
         "heap_sort.py",
         "sorting",
-        Scale("n", 1000, 4_000_000, (10_000, 100_000, 400_000, 1_000_000), _seeded("n"), P, 60000),
+        Scale("n", 1000, 4_000_000, (10_000, 100_000, 400_000, 1_000_000), _seeded("n"), P, 60000, N_LOG_N),
     ),
     sized(
         "bfs_maze.py",
         "graph (P)",
-        Scale("size", 5, 3000, (100, 300, 800, 1500), _seeded("size", walls=decimal(0.1, 0.35)), P, 150),
+        Scale("size", 5, 3000, (100, 300, 800, 1500), _seeded("size", walls=decimal(0.1, 0.35)), P, 150, 2),
     ),
     sized(
         "floyd_warshall.py",
         "graph (P)",
         Scale(
-            "vertices", 5, 1200, (50, 100, 200, 400), _seeded("vertices", density=decimal(0.05, 0.5)), P, 60
+            "vertices",
+            5,
+            1200,
+            (50, 100, 200, 400),
+            _seeded("vertices", density=decimal(0.05, 0.5)),
+            P,
+            60,
+            3,
         ),
     ),
     sized("nqueens_count.py", "search (NP-hard)", Scale("n", 4, 15, (9, 10, 11, 12, 13), _queens, EXP, 8)),
     sized(
         "knapsack_dp.py",
         "optimisation (DP)",
-        Scale("items", 5, 5000, (150, 300, 600, 1200), _knapsack, P, 60),
+        Scale("items", 5, 5000, (150, 300, 600, 1200), _knapsack, P, 60, 2),  # items x capacity 40 items
     ),
     sized(
         "max_clique.py",
@@ -325,16 +343,17 @@ TC: tuple[Script, ...] = (
             _seeded("samples", b=decimal(0.5, 3)),
             P,
             300000,
+            1,
         ),
     ),
     sized(
         "rabin_karp_count.py",
         "string matching",
-        Scale("length", 100, 30_000_000, (100_000, 1_000_000, 4_000_000), _rabin_karp, P, 100000),
+        Scale("length", 100, 30_000_000, (100_000, 1_000_000, 4_000_000), _rabin_karp, P, 100000, 1),
     ),
     sized(
         "lcs_length.py",
         "string matching (DP)",
-        Scale("length", 5, 20000, (300, 800, 1600, 3200), _seeded("length"), P, 300),
+        Scale("length", 5, 20000, (300, 800, 1600, 3200), _seeded("length"), P, 300, 2),
     ),
 )

@@ -226,3 +226,21 @@ def test_planned_instances_fill_the_mix_and_land_in_their_bins(tmp_path: Path, s
     assert again is not None and [i.item_id for i in again[:30]] == [i.item_id for i in items]
     assert math.isfinite(len({i.template for i in items}))
     assert {i.template for i in items} == {"square.py", "subsets.py", "steep.py"}
+
+
+def test_a_declared_exponent_carries_a_noisy_top_point_into_the_longest_bin() -> None:
+    """The ladder's largest point ran 15% slow (another program on the other core): its last segment
+    reads n^2.13 for an n^2 script, and sizes extrapolated with that slope for >= 30 s land below the bin.
+    With the template's exponent (2), every size drawn for the bin lands in it."""
+    ladder = (100, 300, 1000, 3000)
+    points = [(size, power_clock(size) * (1.15 if size == 3000 else 1.0)) for size in ladder]
+
+    def landed(exponent: float | None) -> list[str]:
+        draws = [random.Random(seed) for seed in range(20)]
+        sizes = [spread.draw_size(points, "power", 10, 20000, ">=30s", rng, exponent) for rng in draws]
+        return [spread.time_bin(power_clock(size)) for size in sizes]
+
+    assert set(landed(2.0)) == {">=30s"}
+    assert "10-30s" in landed(None)
+    # within the ladder the points decide, exponent or not
+    assert spread.predict_s(points, "power", 500, 2.0) == spread.predict_s(points, "power", 500)
