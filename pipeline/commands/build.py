@@ -336,11 +336,11 @@ def _notes(name: str, result: dict[str, Any]) -> list[tuple[str, str]]:
     notes = []
     if result["planned_items"] > result["n"]:  # say why more items ran than rows were asked for
         why = (  # steps.round_size: the refactor subsets plan whole batches, the others what is wanted
-            f"in whole batches of {result['batch_size']} items: --batch-size"
+            f", in whole batches of {result['batch_size']} items: --batch-size"
             if REGISTRY[name].construction is ConstructionMethod.ITERATIVE_REFACTOR
-            else "more, where items were dropped"
+            else ": later rounds made up for dropped items"
         )
-        notes.append((" ", f"(planned {result['planned_items']} for {result['n']} rows, {why})"))
+        notes.append((" ", f"(planned {result['planned_items']} for {result['n']} rows{why})"))
     if reasons:
         notes.append(("; ", f"dropped: {reasons}"))
     if result.get("spread"):

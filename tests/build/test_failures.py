@@ -87,3 +87,19 @@ def test_a_build_short_of_n_says_why(result: dict, why: str) -> None:
 
     base = {"ours": {}, "ran_out": False, "planned_items": 12, "dropped_items": 0, "awaiting_review": 0}
     assert why in _shortfall(base | result)
+
+
+@pytest.mark.parametrize(
+    ("subset", "why"),
+    [
+        ("sc", "(planned 160 for 150 rows: later rounds made up for dropped items)"),
+        ("ml", "(planned 160 for 150 rows, in whole batches of 16 items: --batch-size)"),
+    ],
+)
+def test_a_line_says_why_more_items_were_planned_than_rows(subset: str, why: str) -> None:
+    """A template subset plans the items n rows need, so more means drops; ml, cl, bg plan whole batches."""
+    from pipeline.commands.build import _line
+
+    result = {"rows": 150, "n": 150, "kept_items": 150, "items": 160, "planned_items": 160, "batch_size": 16}
+    result |= {"ours": {}, "ran_out": False, "dropped_items": 10, "awaiting_review": 0}
+    assert why in _line(subset, result)
