@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -128,28 +128,33 @@ def question(files: list[ProgramFile], input_path: str) -> str:
     return text
 
 
+class Prepared(NamedTuple):
+    """An item checked out and ready to run: what its row is made of."""
+
+    item: BuildItem
+    task: RepoTask
+    files: list[ProgramFile]
+    request: RunRequest
+
+
 def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+    """Check every item of the batch out, then run them all in one sandbox, ``config.workers`` at a
+    time (one sandbox per item, one program at a time, left a core idle: rl's 60 rows took 65 s)."""
     outcomes: list[BuildOutcome] = []
-    rows: list[DatasetRow] = []
     ours: list[OurFailure] = []
+    ready: list[Prepared] = []
     for item in items:
-        task = RepoTask.model_validate_json(item.source_item_json)
-        input_path = item.domain
-        try:
-            files = repo_files(checkout(task, store.root / "repositories"))
-        except (SourceError, OSError) as error:
-            # a clone that failed says nothing of the program (the network, a moved URL): ours
-            ours.append(OurFailure(kind=Ours.FETCH_ERROR, index=item.index, detail=str(error)))
-            continue
-        if not files:
-            outcomes.append(_outcome(config, item, "dropped", "no text files in the repository", (), ()))
-            continue
-        instruction = task.run_instruction.replace("{input}", input_path)
-        program = Program(
-            language=parse_language(task.language), files=tuple(files), run_instruction=instruction
-        )
-        request = RunRequest(program=program, profile=get_profile(config.profile), limits=LIMITS, repeats=2)
-        run = execute(store, [request], config.backend, config.unsafe, 1)[0]
+        prepared = _prepare(store, config, item)
+        if isinstance(prepared, OurFailure):
+            ours.append(prepared)
+        elif isinstance(prepared, Prepared):
+            ready.append(prepared)
+        else:
+            outcomes.append(prepared)
+    requests = [p.request for p in ready]
+    runs = execute(store, requests, config.backend, config.unsafe, config.workers) if requests else []
+    rows: list[DatasetRow] = []
+    for (item, task, files, _), run in zip(ready, runs, strict=True):
         if failure := failures.of_runs_failure([run], item.index):
             ours.append(failure)
             continue
@@ -157,10 +162,26 @@ def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]
             why = run.verdict.value if run.verdict is not Verdict.OK else "non-deterministic"
             outcomes.append(_outcome(config, item, "dropped", why, (), (run.run_id,)))
             continue
-        made = _row(config, item, task, files, input_path, run)
+        made = _row(config, item, task, files, item.domain, run)
         outcomes.append(_outcome(config, item, "kept", "", (made.row_id,), (run.run_id,)))
         rows.append(made)
     return outcomes, rows, ours
+
+
+def _prepare(store: Store, config: BuildConfig, item: BuildItem) -> Prepared | BuildOutcome | OurFailure:
+    """The item's repository checked out and its run request; a drop, or a failure of ours, if not."""
+    task = RepoTask.model_validate_json(item.source_item_json)
+    try:
+        files = repo_files(checkout(task, store.root / "repositories"))
+    except (SourceError, OSError) as error:
+        # a clone that failed says nothing of the program (the network, a moved URL): ours
+        return OurFailure(kind=Ours.FETCH_ERROR, index=item.index, detail=str(error))
+    if not files:
+        return _outcome(config, item, "dropped", "no text files in the repository", (), ())
+    instruction = task.run_instruction.replace("{input}", item.domain)  # the item's input file
+    program = Program(language=parse_language(task.language), files=tuple(files), run_instruction=instruction)
+    request = RunRequest(program=program, profile=get_profile(config.profile), limits=LIMITS, repeats=2)
+    return Prepared(item, task, files, request)
 
 
 def _row(config, item, task, files, input_path, run) -> DatasetRow:  # type: ignore[no-untyped-def]
