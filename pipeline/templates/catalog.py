@@ -225,8 +225,8 @@ P, EXP = "power", "exponential"
 # calibration's ladder (templates/base.py, Scale): 1 for a scan or a Monte Carlo loop, 2 for two nested
 # loops over the size or a table of size x size, 3 for Floyd-Warshall. Dijkstra over a grid and graph
 # colouring give none: the rows of two full builds grew as the ladder's own slope said (Dijkstra: 2.7,
-# not the 2.2 of E log V) or not at all. The exponential templates take whole sizes one step past
-# their ladder at most.
+# not the 2.2 of E log V) or not at all. Nor do the exponential templates: a search's pruning makes its
+# growth per element vary with the instance (subset sum's rows ran 0.6-0.9 of the time planned).
 # n log n at a million elements is n^1.07; Python's lists past the caches make merge and heap sort grow
 # faster still (their rows in two full builds: n^1.2-1.35, heap sort's noisiest), quick sort's slower
 # (n^0.93: its exponent is 1).
