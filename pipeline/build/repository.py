@@ -133,8 +133,7 @@ class Prepared(NamedTuple):
 
     item: BuildItem
     task: RepoTask
-    files: list[ProgramFile]
-    request: RunRequest
+    request: RunRequest  # its program holds the repository's files
 
 
 def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
@@ -154,7 +153,7 @@ def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]
     requests = [p.request for p in ready]
     runs = execute(store, requests, config.backend, config.unsafe, config.workers) if requests else []
     rows: list[DatasetRow] = []
-    for (item, task, files, _), run in zip(ready, runs, strict=True):
+    for (item, task, request), run in zip(ready, runs, strict=True):
         if failure := failures.of_runs_failure([run], item.index):
             ours.append(failure)
             continue
@@ -162,7 +161,7 @@ def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]
             why = run.verdict.value if run.verdict is not Verdict.OK else "non-deterministic"
             outcomes.append(_outcome(config, item, "dropped", why, (), (run.run_id,)))
             continue
-        made = _row(config, item, task, files, item.domain, run)
+        made = _row(config, item, task, list(request.program.files), item.domain, run)
         outcomes.append(_outcome(config, item, "kept", "", (made.row_id,), (run.run_id,)))
         rows.append(made)
     return outcomes, rows, ours
@@ -181,7 +180,7 @@ def _prepare(store: Store, config: BuildConfig, item: BuildItem) -> Prepared | B
     instruction = task.run_instruction.replace("{input}", item.domain)  # the item's input file
     program = Program(language=parse_language(task.language), files=tuple(files), run_instruction=instruction)
     request = RunRequest(program=program, profile=get_profile(config.profile), limits=LIMITS, repeats=2)
-    return Prepared(item, task, files, request)
+    return Prepared(item, task, request)
 
 
 def _row(config, item, task, files, input_path, run) -> DatasetRow:  # type: ignore[no-untyped-def]

@@ -144,10 +144,9 @@ def predict_s(
 ) -> float:
     """CPU seconds a size should take: piecewise interpolation, the end segments extrapolated; past the
     largest point as size^exponent where the template gives one (templates/base.py, Scale)."""
-    top_size, highest = max(size for size, _ in points), max(seconds for _, seconds in points)
-    if exponent is not None and size > top_size:
+    if exponent is not None and size > (top := _top(points))[0]:
         base = _base(points)
-        return base + (highest - base) * (size / top_size) ** exponent
+        return base + (top[1] - base) * (size / top[0]) ** exponent
     axes = _axes(points, growth)
     x = math.log(size) if growth == "power" else float(size)
     floor = min(seconds for _, seconds in points)
@@ -184,11 +183,15 @@ def _past_the_ladder(
 ) -> float | None:
     """The size taking ``seconds`` past the largest point, as size^exponent; None within the points or
     without an exponent."""
-    highest = max(s for _, s in points)
-    if exponent is None or seconds <= highest:
+    if exponent is None or seconds <= (top := _top(points))[1]:
         return None
     base = _base(points)
-    return max(size for size, _ in points) * ((seconds - base) / (highest - base)) ** (1 / exponent)
+    return top[0] * ((seconds - base) / (top[1] - base)) ** (1 / exponent)
+
+
+def _top(points: Sequence[tuple[int, float]]) -> tuple[int, float]:
+    """(largest size, longest time): where a declared exponent extrapolates from."""
+    return max(size for size, _ in points), max(seconds for _, seconds in points)
 
 
 def _between_points(

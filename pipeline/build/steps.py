@@ -53,17 +53,21 @@ def round_size(store: Store, config: BuildConfig, n: int, planned: int, most: in
     Which rows a build keeps never depends on this: they are the first n in item order of a prefix of
     the seeded sequence.
     """
-    spec = subset_spec(config.subset)
     if planned == 0:
-        wanted = spec.items_for(n)
+        wanted = subset_spec(config.subset).items_for(n)
     else:
         found = outcomes(store, config.build_key).values()
         rows = sum(len(o.row_ids) for o in found if o.status == "kept")
         wanted = -(-(n - rows) * len(found) // rows) if rows else n - rows
     wanted = max(1, min(wanted, most - planned))
-    if spec.construction is ConstructionMethod.ITERATIVE_REFACTOR:
+    if plans_whole_batches(config.subset):
         return -(-wanted // config.batch_size) * config.batch_size
     return wanted
+
+
+def plans_whole_batches(subset: str) -> bool:
+    """The refactor subsets' rounds are whole batches (round_size says why); the others', what is wanted."""
+    return subset_spec(subset).construction is ConstructionMethod.ITERATIVE_REFACTOR
 
 
 def batches_of(config: BuildConfig, start: int, count: int) -> range:

@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from pipeline.build import failures
+from pipeline.build import failures, steps
 from pipeline.build.failures import Ours
 from pipeline.build.spread import mix_text, parse_mix, spread_line
 from pipeline.commands.common import (
@@ -335,9 +335,9 @@ def _notes(name: str, result: dict[str, Any]) -> list[tuple[str, str]]:
     reasons = ", ".join(f"{reason} {count}" for reason, count in result.get("drop_reasons", {}).items())
     notes = []
     if result["planned_items"] > result["n"]:  # say why more items ran than rows were asked for
-        why = (  # steps.round_size: the refactor subsets plan whole batches, the others what is wanted
+        why = (
             f", in whole batches of {result['batch_size']} items: --batch-size"
-            if REGISTRY[name].construction is ConstructionMethod.ITERATIVE_REFACTOR
+            if steps.plans_whole_batches(name)
             else ": later rounds made up for dropped items"
         )
         notes.append((" ", f"(planned {result['planned_items']} for {result['n']} rows{why})"))
