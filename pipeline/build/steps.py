@@ -60,14 +60,9 @@ def round_size(store: Store, config: BuildConfig, n: int, planned: int, most: in
         rows = sum(len(o.row_ids) for o in found if o.status == "kept")
         wanted = -(-(n - rows) * len(found) // rows) if rows else n - rows
     wanted = max(1, min(wanted, most - planned))
-    if plans_whole_batches(config.subset):
+    if subset_spec(config.subset).plans_whole_batches:
         return -(-wanted // config.batch_size) * config.batch_size
     return wanted
-
-
-def plans_whole_batches(subset: str) -> bool:
-    """The refactor subsets' rounds are whole batches (round_size says why); the others', what is wanted."""
-    return subset_spec(subset).construction is ConstructionMethod.ITERATIVE_REFACTOR
 
 
 def batches_of(config: BuildConfig, start: int, count: int) -> range:

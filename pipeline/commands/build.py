@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from pipeline.build import failures, steps
+from pipeline.build import failures
 from pipeline.build.failures import Ours
 from pipeline.build.spread import mix_text, parse_mix, spread_line
 from pipeline.commands.common import (
@@ -337,7 +337,7 @@ def _notes(name: str, result: dict[str, Any]) -> list[tuple[str, str]]:
     if result["planned_items"] > result["n"]:  # say why more items ran than rows were asked for
         why = (
             f", in whole batches of {result['batch_size']} items: --batch-size"
-            if steps.plans_whole_batches(name)
+            if REGISTRY[name].plans_whole_batches
             else ": later rounds made up for dropped items"
         )
         notes.append((" ", f"(planned {result['planned_items']} for {result['n']} rows{why})"))

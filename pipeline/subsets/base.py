@@ -170,6 +170,13 @@ class SubsetSpec:
     def released_category(self) -> int:
         return self.category if self.category_in_release is None else self.category_in_release
 
+    @property
+    def plans_whole_batches(self) -> bool:
+        """A build's rounds plan whole batches (the refactor subsets: a batch's items are refactored
+        concurrently, and most are dropped where recorded responses answer); the others plan what is
+        wanted (pipeline/build/steps.py, round_size)."""
+        return self.construction is ConstructionMethod.ITERATIVE_REFACTOR
+
     def items_for(self, rows: int) -> int:
         """Items a build expects to need for ``rows`` rows (at least one), at ``rows_per_item`` each; the
         quotient is rounded first, so 19 rows at 1.9 an item are 10 items, not 11 for a float's last bit."""
