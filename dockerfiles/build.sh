@@ -67,8 +67,14 @@ ensure_base() {
   if [ "$from_registry" -eq 1 ]; then docker pull -q "debian:$debian-slim" >/dev/null; else bash "$HERE/base/build-base.sh" "$debian"; fi
 }
 
-dockerfile_of() {  # <family>/Dockerfile.<suite> where a suite needs its own recipe
-  if [ -f "$HERE/$2/Dockerfile.$1" ]; then echo "$HERE/$2/Dockerfile.$1"; else echo "$HERE/$2/Dockerfile"; fi
+dockerfile_of() {  # <family>/Dockerfile.<suite> where a suite needs its own recipe; language/ where none
+  if [ -f "$HERE/$2/Dockerfile.$1" ]; then echo "$HERE/$2/Dockerfile.$1"
+  elif [ -f "$HERE/$2/Dockerfile" ]; then echo "$HERE/$2/Dockerfile"
+  else echo "$HERE/language/Dockerfile"; fi
+}
+
+known_family() {  # a registered language's family, or one with a recipe of its own (dask)
+  [ -f "$HERE/$1/Dockerfile" ] || [[ " ${ALL_FAMILIES[*]} " == *" $1 "* ]]
 }
 
 donor_image() {  # focal's clang comes from the bookworm image of the same family
@@ -105,7 +111,7 @@ build_image() {
   donor="$(donor_image "$suite" "$family")"
   [ -z "$donor" ] || build_image bookworm "$family"
   dockerfile_hash="$(sha256sum "$dockerfile" | cut -c1-16)"
-  hash="$( { cat "$dockerfile" "$HERE/common/install-packages.sh"; echo "$packages|$aliases";
+  hash="$( { cat "$dockerfile" "$HERE/common/install-packages.sh"; echo "$family|$packages|$aliases";
              docker image inspect --format '{{.Id}}' "$base" ${donor:+"$donor"}; } | sha256sum | cut -c1-16)"
   if [ "$(label_of "$tag" org.surge.inputs-hash)" = "$hash" ]; then
     echo "ok    $tag is up to date ($hash)"
@@ -114,7 +120,8 @@ build_image() {
   started=$SECONDS
   echo "build $tag from $base"
   docker build --network host --quiet --force-rm \
-    --build-arg "BASE_IMAGE=$base" --build-arg "PACKAGES=$packages" --build-arg "ALIASES=$aliases" \
+    --build-arg "BASE_IMAGE=$base" --build-arg "FAMILY=$family" --build-arg "PACKAGES=$packages" \
+    --build-arg "ALIASES=$aliases" \
     ${donor:+--build-arg "CLANG_IMAGE=$donor"} \
     --label "org.surge.inputs-hash=$hash" --label "org.surge.dockerfile-sha256=$dockerfile_hash" \
     --label "org.surge.debian-suite=$(debian_suite "$suite")" --label "org.surge.suite=$suite" \
@@ -161,7 +168,7 @@ for suite in "${suites[@]}"; do
   ensure_base "$suite"
   if [ "$refresh" -eq 1 ]; then refresh_pins "$suite"; continue; fi
   for family in "${families[@]}"; do
-    [ -f "$HERE/$family/Dockerfile" ] || { echo "build.sh: unknown family $family" >&2; exit 2; }
+    known_family "$family" || { echo "build.sh: unknown family $family" >&2; exit 2; }
     build_image "$suite" "$family"
   done
 done

@@ -47,8 +47,11 @@ def test_setup_and_build_scripts_read_the_manifest() -> None:
     assert 'sandboxes/languages/manifest.py" packages' in setup
     assert '"${LANGUAGE_PACKAGES[@]}"' in setup
     assert 'sandboxes/languages/manifest.py" families' in build
+    shared = ROOT / "dockerfiles" / "language" / "Dockerfile"  # a family without a recipe of its own
+    assert shared.is_file() and "ARG FAMILY" in shared.read_text()
     for family in image_families():
-        assert (ROOT / "dockerfiles" / family / "Dockerfile").is_file(), family
+        own = ROOT / "dockerfiles" / family / "Dockerfile"
+        assert own.is_file() or not own.parent.exists(), f"{family}: a folder without a Dockerfile"
 
 
 def pinned_names(suite: str) -> dict[str, set[str]]:
