@@ -54,7 +54,7 @@ sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(REPO))
 
 from bare import Execution, replay_seconds, stored_executions  # noqa: E402
-from harness import TINY, require_tools, size  # noqa: E402
+from harness import TINY, commands_share_one_api, require_tools, size  # noqa: E402
 
 from pipeline.records import ExecutionSetting, Limits, Program, RunRequest  # noqa: E402
 from sandboxes.profiles import get_profile  # noqa: E402
@@ -190,13 +190,17 @@ def start_cluster(scratch: Path, tuned: bool = True) -> tuple[str, list[subproce
 
 
 def stop_cluster(processes: list[subprocess.Popen]) -> None:
-    for process in reversed(processes):
-        process.terminate()
-    for process in processes:
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    """The workers first, gone before the scheduler is asked to go: a worker still closing when its
+    scheduler vanished waited out a connection timeout (30 s, seen here once in a few rounds)."""
+    for group in (processes[1:], processes[:1]):
+        for process in group:
+            process.terminate()
+        for process in group:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def idle_cluster_cpu_share(scratch: Path, tuned: bool) -> float:
@@ -301,7 +305,7 @@ def run() -> dict[str, float]:
     require_tools("bwrap", "gcc")
     PREFECT_HOME.mkdir(parents=True, exist_ok=True)
     job = corpus()
-    with tempfile.TemporaryDirectory() as temporary:
+    with tempfile.TemporaryDirectory() as temporary, commands_share_one_api():
         scratch = Path(temporary)
         programs = write_jsonl(scratch / "programs.jsonl", [program for program, _ in job])
         warm = write_jsonl(scratch / "warm.jsonl", [Program.single("python", "print('warm')")])

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import TINY, require_tools, size  # noqa: E402
+from harness import TINY, commands_share_one_api, require_tools, size  # noqa: E402
 
 from tests.standin.server import MODEL, StandInServer  # noqa: E402
 from tests.standin.upstreams import PER_LANGUAGE as PER_LANGUAGE_FULL  # noqa: E402
@@ -75,7 +75,7 @@ def build_argv(pulled: Path, store: Path, cache: Path, server: StandInServer) ->
 
 def run() -> dict[str, float]:
     require_tools(*TOOLS)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, commands_share_one_api():
         root = Path(folder)
         standin = generate(root / "upstreams", PER_LANGUAGE)
         pulled = root / "pulled"

@@ -30,7 +30,7 @@ sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bare import replay_seconds, stored_executions  # noqa: E402
 from bench_sandbox import distinct_copy, sample_programs  # noqa: E402
-from harness import require_tools, size  # noqa: E402
+from harness import commands_share_one_api, require_tools, size  # noqa: E402
 
 from pipeline.records import Program  # noqa: E402
 from sandboxes.profiles import get_profile  # noqa: E402
@@ -72,7 +72,7 @@ def run() -> dict[str, float]:
     samples = sample_programs()
     rounds = -(-TARGET_PROGRAMS // len(samples))
     corpus = [distinct_copy(p, s, n) for n in range(rounds) for p, s in samples]
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, commands_share_one_api():
         scratch = Path(folder)
         warm = scratch / "warm.jsonl"
         warm.write_text(corpus_lines([(Program.single("python", "print('warm')"), samples[0][1])]))
