@@ -1,6 +1,7 @@
-"""Orchestration at size (issue 10): 1,000 short programs through `surge run`, locally and on a local Dask
-cluster of two workers, against the ideal (the programs' bare compile + run time / cores), and the bytes
-Prefect's API receives per program for small and for large programs.
+"""Orchestration at size: 500 short programs (SURGE_BENCH_ORCHESTRATION_PROGRAMS=1000 for the size
+docs/scale-out.md reports) through `surge run`, locally and on a local Dask cluster of two workers,
+against the ideal (the programs' bare compile + run time / cores), and the bytes Prefect's API receives
+per program for small and for large programs.
 
 Figures (the job runs REPEATS rounds of: bare sample, local run, Dask run, bare sample; a ratio is the
 median round's, with the smallest and largest beside it: this machine's speed drifts by up to 10% within
@@ -59,8 +60,9 @@ from harness import TINY, commands_share_one_api, require_tools, size  # noqa: E
 from pipeline.records import ExecutionSetting, Limits, Program, RunRequest  # noqa: E402
 from sandboxes.profiles import get_profile  # noqa: E402
 
-PROGRAMS = size(1000, 4)
-REPEATS = size(3, 1)  # rounds: the median of three holds where one round catches this host drifting
+# 1,000 programs in three rounds took 12 minutes here, too much of `make bench`'s 30: 500 by default
+PROGRAMS = size(500, 4, "SURGE_BENCH_ORCHESTRATION_PROGRAMS")
+REPEATS = size(3, 1, "SURGE_BENCH_ORCHESTRATION_ROUNDS")  # the median of three holds where one round drifts
 BARE_SAMPLE_EVERY = size(10, 2)
 BYTES_PROGRAMS = size(64, 2)
 LARGE_PROGRAM_BYTES = 1 << 20

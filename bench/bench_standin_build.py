@@ -1,10 +1,11 @@
-"""ml, cl and bg at SURGE's size from pulled upstreams through an endpoint: the stand-in (tests/standin).
+"""ml, cl and bg from pulled upstreams through an endpoint: the stand-in (tests/standin).
 
-`surge pull` of the four generated stand-in repositories, then `surge build ml cl bg --n 150
+`surge pull` of the four generated stand-in repositories, then `surge build ml cl bg --n N
 --auto-approve` against the stand-in endpoint (each answer delayed ``SURGE_BENCH_LLM_LATENCY_S``, default
 0.1 s, like a fast model), ``--llm-concurrency 4``; then the same command again (every item decided:
 nothing asked) and the same build into a new store with the same response cache (every answer a cache
-hit). The model never fails here, so the figures are the machinery's. Smaller: SURGE_BENCH_STANDIN_N.
+hit). The model never fails here, so the figures are the machinery's. N: 16 rows per subset, or
+SURGE_BENCH_STANDIN_N.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from tests.standin.upstreams import PER_LANGUAGE as PER_LANGUAGE_FULL  # noqa: E
 from tests.standin.upstreams import generate  # noqa: E402
 from tests.surge_process import run_surge  # noqa: E402
 
-N = size(150, 1, "SURGE_BENCH_STANDIN_N")
+# One whole batch per subset: SURGE's 150 rows (docs/build.md's table) took ~17 minutes here, more than
+# half of `make bench`'s 30; SURGE_BENCH_STANDIN_N=150 measures that size.
+N = size(16, 1, "SURGE_BENCH_STANDIN_N")
 PER_LANGUAGE = 1 if TINY else PER_LANGUAGE_FULL  # tiny: a stand-in of 6 + 6 + 3 + 3 items
 BATCH_SIZE = 1 if TINY else None  # tiny: one item a batch (else the command's default, 16)
 LATENCY_S = float(os.environ.get("SURGE_BENCH_LLM_LATENCY_S", "0.1"))
