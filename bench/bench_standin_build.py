@@ -4,7 +4,7 @@
 --auto-approve` against the stand-in endpoint (each answer delayed ``SURGE_BENCH_LLM_LATENCY_S``, default
 0.1 s, like a fast model), ``--llm-concurrency 4``; then the same command again (every item decided:
 nothing asked) and the same build into a new store with the same response cache (every answer a cache
-hit). The model never fails here, so the figures are the machinery's. N: 16 rows per subset, or
+hit). The model never fails here, so the figures are the machinery's. N: 48 rows per subset, or
 SURGE_BENCH_STANDIN_N.
 """
 
@@ -27,9 +27,10 @@ from tests.standin.upstreams import PER_LANGUAGE as PER_LANGUAGE_FULL  # noqa: E
 from tests.standin.upstreams import generate  # noqa: E402
 from tests.surge_process import run_surge  # noqa: E402
 
-# One whole batch per subset: SURGE's 150 rows (docs/build.md's table) took ~17 minutes here, more than
-# half of `make bench`'s 30; SURGE_BENCH_STANDIN_N=150 measures that size.
-N = size(16, 1, "SURGE_BENCH_STANDIN_N")
+# Three whole batches per subset (16 rows took 50 s in all here): SURGE's 150 rows took 17 minutes for
+# the four commands when docs/build.md's table was measured, too much of `make bench`'s 30 minutes;
+# SURGE_BENCH_STANDIN_N=150 measures that size.
+N = size(48, 1, "SURGE_BENCH_STANDIN_N")
 PER_LANGUAGE = 1 if TINY else PER_LANGUAGE_FULL  # tiny: a stand-in of 6 + 6 + 3 + 3 items
 BATCH_SIZE = 1 if TINY else None  # tiny: one item a batch (else the command's default, 16)
 LATENCY_S = float(os.environ.get("SURGE_BENCH_LLM_LATENCY_S", "0.1"))
