@@ -125,6 +125,7 @@ class BareLoop:
 
     def carry_out(self, execution: Execution) -> None:
         request = execution.request
+        folder: Path | None
         if not self.compiled_language(execution):
             folder = self.placed(request)
         elif execution.compiles:

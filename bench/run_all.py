@@ -3,8 +3,10 @@
     python bench/run_all.py [MODULE ...] [--tiny] [--out PATH] [--timeout-s S]
 
 Each module exposes ``run() -> dict[str, float]`` and declares the names it returns in ``FIGURES``:
-each a ratio or a quantity with its unit in the name, measured against a baseline taken in the same run
-(never a hard-coded number). MODULE is a name without ``bench_`` (``docker``); none: every module.
+each a quantity with its unit in the name, or a ratio against a baseline taken in the same run that does
+the same work as the measured side (bench/bare.py for bare loops). A ratio to a stated goal says
+``_vs_goal_`` in its name; a comparison with a published figure is no ratio and says ``_est``.
+MODULE is a name without ``bench_`` (``docker``); none: every module.
 ``--tiny`` runs each at a size of seconds (bench/harness.py), as the test suite does.
 
 Each module runs in a process of its own: a bench that ran flows leaves Prefect's API server running until
