@@ -222,6 +222,10 @@ class LabelProtocol(StrEnum):
     COMPILE_THEN_RUN = "compile_then_run"  # dr: compiler output, then the run's stdout
     COMBINED_WITH_PREFIX = "combined_with_prefix"  # bg: 'Compilation Error: ' + stderr, else stdout + stderr
     PROOF_CHECK = "proof_check"  # fl: the Lean check's answer (its phase's stdout) when Lean answered
+    # A self-checking program (CRUXEval-X: `assert f(x) == y`): everything the harness said, compile and run
+    # output alike; the label a benchmark claims is the check's verdict, which its plug-in's convention reads
+    # from these facts (pipeline/subsets/checks.py), so repeats that print alike are one outcome.
+    SELF_CHECK = "self_check"
 
 
 class Program(Frozen):
@@ -471,7 +475,8 @@ def label_pieces(
     stdout: the run's stdout. compile_then_run (dr): compiler output, then the run's stdout.
     combined_with_prefix (bg): 'Compilation Error: ' + compiler stderr when compiling failed, else the
     run's stdout then stderr. proof_check (fl): the check phase's stdout when Lean answered (ok or
-    compile_error), else nothing. A signal never adds shell text such as 'Segmentation fault'.
+    compile_error), else nothing. self_check: every stream, compile's then run's. A signal never adds
+    shell text such as 'Segmentation fault'.
     (SURGE's conventions: shared/notes/surge-ground-truth.md.)"""
     compile_failed = compile is not None and compile.verdict is not Verdict.OK
     if protocol is LabelProtocol.COMBINED_WITH_PREFIX:
@@ -484,6 +489,9 @@ def label_pieces(
     if protocol is LabelProtocol.PROOF_CHECK:
         answered = compile is not None and compile.verdict in (Verdict.OK, Verdict.COMPILE_ERROR)
         return "", [(compile, "stdout")] if answered and compile is not None else []
+    if protocol is LabelProtocol.SELF_CHECK:
+        shown: list[LabelPiece] = [(compile, "stdout"), (compile, "stderr")] if compile else []
+        return "", shown + ([(run, "stdout"), (run, "stderr")] if run else [])
     return "", [(run, "stdout")] if run else []
 
 
