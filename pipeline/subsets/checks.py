@@ -52,6 +52,9 @@ class CheckConvention(Frozen):
     missing: tuple[tuple[str, str], ...] = Field(
         default=(), description="(pattern in compile or run output, the dependency it names)"
     )
+    # Harnesses whose failed check shows nothing but its exit status (Bash's `[[ ... ]]` under `set -e`,
+    # a Perl script's `exit 1`): any run that ends in an error is the check failing.
+    error_is_failure: bool = False
 
     def failure_line(self, text: str) -> str | None:
         """The line that shows the check failed, or None."""
@@ -104,6 +107,8 @@ def check_outcome(convention: CheckConvention, result: RunResult) -> CheckOutcom
         return CheckOutcome(status=CheckStatus.ASSERTION_FAILED, message=failure[:MESSAGE_CHARS])
     if result.verdict is Verdict.OK:
         return CheckOutcome(status=CheckStatus.PASSED)
+    if convention.error_is_failure and result.verdict is Verdict.RUNTIME_ERROR:
+        return CheckOutcome(status=CheckStatus.ASSERTION_FAILED, message=_crash(result))
     return CheckOutcome(status=CheckStatus.CRASHED, message=_crash(result))
 
 
