@@ -219,7 +219,7 @@ class LabelProtocol(StrEnum):
     """How a label is composed from the phases (see shared/notes/surge-ground-truth.md)."""
 
     STDOUT = "stdout"  # ml, cl, sc, tc, rl: the run's stdout
-    COMPILE_THEN_RUN = "compile_then_run"  # dr: compiler output, then the run's stdout
+    COMPILE_THEN_RUN = "compile_then_run"  # dr: compiler output, then the run's stdout and stderr
     COMBINED_WITH_PREFIX = "combined_with_prefix"  # bg: 'Compilation Error: ' + stderr, else stdout + stderr
     PROOF_CHECK = "proof_check"  # fl: the Lean check's answer (its phase's stdout) when Lean answered
     # A self-checking program (CRUXEval-X: `assert f(x) == y`): everything the harness said, compile and run
@@ -472,7 +472,8 @@ def label_pieces(
 ) -> tuple[str, list[LabelPiece]]:
     """What a label is composed of under ``protocol``: a fixed prefix, then phase streams in order.
 
-    stdout: the run's stdout. compile_then_run (dr): compiler output, then the run's stdout.
+    stdout: the run's stdout. compile_then_run (dr): compiler output, then the run's stdout and stderr
+    (libstdc++'s `terminate called after throwing ...` ends three of SURGE's dr labels).
     combined_with_prefix (bg): 'Compilation Error: ' + compiler stderr when compiling failed, else the
     run's stdout then stderr. proof_check (fl): the check phase's stdout when Lean answered (ok or
     compile_error), else nothing. self_check: every stream, compile's then run's. A signal never adds
@@ -485,7 +486,7 @@ def label_pieces(
         return "", [(run, "stdout"), (run, "stderr")] if run else []
     if protocol is LabelProtocol.COMPILE_THEN_RUN:
         diagnostics: list[LabelPiece] = [(compile, "stdout"), (compile, "stderr")] if compile else []
-        return "", diagnostics + ([(run, "stdout")] if run else [])
+        return "", diagnostics + ([(run, "stdout"), (run, "stderr")] if run else [])
     if protocol is LabelProtocol.PROOF_CHECK:
         answered = compile is not None and compile.verdict in (Verdict.OK, Verdict.COMPILE_ERROR)
         return "", [(compile, "stdout")] if answered and compile is not None else []

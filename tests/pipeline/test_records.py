@@ -96,7 +96,7 @@ def test_compose_label_protocols() -> None:
     fail = PhaseResult(stderr="e: broken\n", exit_code=1, verdict=Verdict.COMPILE_ERROR)
     run = PhaseResult(stdout="out\n", stderr="err\n", verdict=Verdict.OK)
     assert compose_label(LabelProtocol.STDOUT, warn, run) == "out\n"
-    assert compose_label(LabelProtocol.COMPILE_THEN_RUN, warn, run) == "w: careful\nout\n"
+    assert compose_label(LabelProtocol.COMPILE_THEN_RUN, warn, run) == "w: careful\nout\nerr\n"
     assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, fail, None) == "Compilation Error: e: broken\n"
     assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, warn, run) == "out\nerr\n"
     checked = PhaseResult(stdout='{"pass": false}', verdict=Verdict.COMPILE_ERROR)
