@@ -54,7 +54,7 @@ class Frozen(BaseModel):
 
 class Language(str):
     """A sandbox language: an open string type, so a new language is one spec in ``sandboxes/languages/``
-    plus one registry line, with no edit here (issue 11). Which languages exist is the registry's to say
+    plus one registry line, with no edit here. Which languages exist is the registry's to say
     (``sandboxes.languages.parse_language``, ``spec_for``); a Program is checked against it.
 
     The constants below are the languages the pipeline names in code. Instances are interned, so
@@ -690,7 +690,7 @@ def run_id_for(
     backend: str | None = None,
     toolchain_id: str = "",
 ) -> str:
-    """Everything that determines a result (issue 10): a change of limits, repeats, backend, compiler
+    """Everything that determines a result: a change of limits, repeats, backend, compiler
     version or image makes a new run instead of "already in the store". No backend: the default one."""
     return content_id(
         "run",

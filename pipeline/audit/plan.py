@@ -14,7 +14,7 @@ from pipeline.subsets import ProgramPlan
 
 
 class LimitPolicy(Frozen):
-    """The run's limits, raised for a record that says how long it took when its label was made (issue 15:
+    """The run's limits, raised for a record that says how long it took when its label was made (
     tc labels recorded at 12 s and 143 s ended as timeouts under a flat 10 s)."""
 
     base: Limits = Limits()

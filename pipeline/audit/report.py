@@ -54,7 +54,7 @@ def _mean(values: Sequence[float]) -> float | None:
 def summarise(
     rows: Sequence[AuditRow], refusals: Sequence[Refusal], skipped_profiles: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """Per subset and in total: each label counted once, by its best class over profiles (issue 15:
+    """Per subset and in total: each label counted once, by its best class over profiles (
     labels, reproduced, explained per named cause, unexplained, refused, not_run), plus per-run class
     counts and mean scores (not-run labels excluded from the mean)."""
     refused_by_subset = Counter(r.subset for r in refusals)
@@ -91,7 +91,7 @@ def reproduced_per_profile(rows: Sequence[AuditRow], profiles: Sequence[str]) ->
 
 
 def _label_figures(rows: Sequence[AuditRow], refused: int) -> dict[str, Any]:
-    """Each label once, by its best class: the figures issue 15 asks `--json` for."""
+    """Each label once, by its best class: the figures `--json` reports."""
     best = [row.audit_class for row in best_rows(rows).values()]
     return {
         "labels": len(best) + refused,

@@ -47,7 +47,7 @@ class Conversion(Frozen):
         return self.plan.probes if self.candidate == 0 else []
 
     def alternatives(self) -> list[Conversion]:
-        """The same record under each other reading of it (issue 15: argv candidates)."""
+        """The same record under each other reading of it (argv candidates)."""
         count = len(self.plan.candidates())
         return [self.model_copy(update={"candidate": i}) for i in range(count) if i != self.candidate]
 
@@ -62,7 +62,7 @@ class Refusal(Frozen):
 
 
 class AuditClass(StrEnum):
-    """One class per label (issues 6, 15). Reproduced, explained by a named cause, not run, or mismatch."""
+    """One class per label. Reproduced, explained by a named cause, not run, or mismatch."""
 
     EXACT = "reproduced_exact"
     NORMALISED = "reproduced_normalised"  # whitespace, quote style, line wrapping
@@ -134,7 +134,7 @@ class AuditRow(Frozen):
 
 class Unrunnable(Frozen):
     """A well-formed record that cannot run as released and nothing could be inferred: it still gets a
-    row per profile, classed by the named cause (issue 15), instead of a refusal."""
+    row per profile, classed by the named cause, instead of a refusal."""
 
     record: ReleasedRecord
     language: str

@@ -27,7 +27,7 @@ from sources.surge_release import RecordReader, ReleasedRecord
 
 
 class Candidate(Frozen):
-    """One way to run a released record, where the release leaves it ambiguous (issue 15)."""
+    """One way to run a released record, where the release leaves it ambiguous (sc's argv)."""
 
     name: str = Field(description="how this candidate was made, e.g. 'argv from the script's parser'")
     program: Program
@@ -70,7 +70,7 @@ class ProgramPlan(Frozen):
 
 class Unrunnable(ValueError):
     """A record that is well formed but cannot be run as released: the audit gives it a row with this
-    cause and reason (issue 15: never a refusal without a row)."""
+    cause and reason: a well-formed record is never refused without a row."""
 
     def __init__(self, cause: str, reason: str) -> None:
         super().__init__(reason)
