@@ -92,7 +92,7 @@ needs_network() {  # lean4 downloads elan and its toolchain from GitHub
 }
 
 build_image() {
-  local suite="$1" family="$2" line packages aliases base tag hash dockerfile_hash started dockerfile donor
+  local suite="$1" family="$2" line packages aliases base tag hash dockerfile_hash started dockerfile donor tools
   tag="surge/$family:$suite"
   line="$(pins_line "$suite" "$family")"
   if [ -z "$line" ]; then
@@ -110,8 +110,10 @@ build_image() {
   dockerfile="$(dockerfile_of "$suite" "$family")"
   donor="$(donor_image "$suite" "$family")"
   [ -z "$donor" ] || build_image bookworm "$family"
+  tools=""  # the shared recipe checks the family's tools are in the image
+  [ "$dockerfile" != "$HERE/language/Dockerfile" ] || tools="$(python3 "$HERE/../sandboxes/languages/manifest.py" tools "$family")"
   dockerfile_hash="$(sha256sum "$dockerfile" | cut -c1-16)"
-  hash="$( { cat "$dockerfile" "$HERE/common/install-packages.sh"; echo "$family|$packages|$aliases";
+  hash="$( { cat "$dockerfile" "$HERE/common/install-packages.sh"; echo "$family|$tools|$packages|$aliases";
              docker image inspect --format '{{.Id}}' "$base" ${donor:+"$donor"}; } | sha256sum | cut -c1-16)"
   if [ "$(label_of "$tag" org.surge.inputs-hash)" = "$hash" ]; then
     echo "ok    $tag is up to date ($hash)"
@@ -121,7 +123,7 @@ build_image() {
   echo "build $tag from $base"
   docker build --network host --quiet --force-rm \
     --build-arg "BASE_IMAGE=$base" --build-arg "FAMILY=$family" --build-arg "PACKAGES=$packages" \
-    --build-arg "ALIASES=$aliases" \
+    --build-arg "ALIASES=$aliases" ${tools:+--build-arg "TOOLS=$tools"} \
     ${donor:+--build-arg "CLANG_IMAGE=$donor"} \
     --label "org.surge.inputs-hash=$hash" --label "org.surge.dockerfile-sha256=$dockerfile_hash" \
     --label "org.surge.debian-suite=$(debian_suite "$suite")" --label "org.surge.suite=$suite" \

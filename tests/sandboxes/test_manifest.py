@@ -50,8 +50,20 @@ def test_setup_and_build_scripts_read_the_manifest() -> None:
     shared = ROOT / "dockerfiles" / "language" / "Dockerfile"  # a family without a recipe of its own
     assert shared.is_file() and "ARG FAMILY" in shared.read_text()
     for family in image_families():
-        own = ROOT / "dockerfiles" / family / "Dockerfile"
-        assert own.is_file() or not own.parent.exists(), f"{family}: a folder without a Dockerfile"
+        folder = ROOT / "dockerfiles" / family  # a recipe of its own, or a suite's (cpp's focal), or none
+        assert not folder.exists() or any(folder.glob("Dockerfile*")), f"{family}: a folder without a recipe"
+
+
+def test_the_shared_recipe_checks_each_familys_tools() -> None:
+    """The tools an image must hold are every spec's compiler and runtime of that family, as imported."""
+    python3 = shutil.which("python3") or sys.executable
+    for family in image_families():
+        listed = subprocess.run(
+            [python3, "-I", str(MANIFEST), "tools", family], capture_output=True, text=True, check=True
+        ).stdout.split()
+        specs = [spec for spec in REGISTRY.values() if spec.image_family == family]
+        assert listed == list(dict.fromkeys(t for s in specs for t in (s.default_tool, s.run_tool) if t))
+    assert "TOOLS" in (ROOT / "dockerfiles" / "language" / "Dockerfile").read_text()
 
 
 def pinned_names(suite: str) -> dict[str, set[str]]:
