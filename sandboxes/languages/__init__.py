@@ -11,7 +11,24 @@ from __future__ import annotations
 from pipeline.errors import ConfigurationError
 from pipeline.plugins import Registry
 from pipeline.records import ExecutionSetting, Language, Program
-from sandboxes.languages import c, cpp, csharp, java, javascript, julia, lean4, python, rust
+from sandboxes.languages import (
+    bash,
+    c,
+    cpp,
+    csharp,
+    java,
+    javascript,
+    julia,
+    lean4,
+    lua,
+    perl,
+    php,
+    python,
+    r,
+    racket,
+    ruby,
+    rust,
+)
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec
 
 REGISTRY: dict[Language, LanguageSpec] = {
@@ -25,6 +42,13 @@ REGISTRY: dict[Language, LanguageSpec] = {
         python.SPEC,
         javascript.SPEC,
         julia.SPEC,
+        lua.SPEC,
+        php.SPEC,
+        perl.SPEC,
+        r.SPEC,
+        ruby.SPEC,
+        racket.SPEC,
+        bash.SPEC,
         lean4.SPEC,
     )
 }

@@ -10,6 +10,7 @@ import importlib
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,18 @@ def test_aliases_and_fence_tags_name_one_language_each() -> None:
     tags = [tag for spec in REGISTRY.values() for tag in spec.fence_tags]
     assert len(tags) == len(set(tags))
     assert all(a == a.lower() for a in aliases + tags)
+
+
+def test_make_test_leaves_the_images_beyond_the_core_set_to_make_test_languages() -> None:
+    from tests.docker.conftest import CORE_LANGUAGES, language_marks
+
+    assert set(REGISTRY) >= CORE_LANGUAGES, sorted(CORE_LANGUAGES - set(REGISTRY))
+    pytest_options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert any(marker.startswith("language_images:") for marker in pytest_options["markers"])
+    makefile = (ROOT / "Makefile").read_text()
+    assert '$(PY) -m pytest -q -m "not language_images" tests\n' in makefile
+    assert "test-languages: setup\n\t$(PY) -m pytest -q -m language_images tests\n" in makefile
+    beyond = [language for language in REGISTRY if language not in CORE_LANGUAGES]
+    assert {"lua", "php", "perl", "r", "ruby", "racket", "bash"} <= set(beyond)
+    assert all([mark.name for mark in language_marks(language)] == ["language_images"] for language in beyond)
+    assert not any(language_marks(language) for language in CORE_LANGUAGES)
