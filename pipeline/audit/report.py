@@ -248,6 +248,11 @@ CLASS_WORDS = {
         "conflicting duplicate",
         "the same program appears with other, different labels",
     ),
+    "vacuous_check": (
+        "vacuous check",
+        "the program's check passed, and passed again with its expected value altered: it cannot fail",
+    ),
+    "not_a_program": ("not a program", "the record's code is no program of its language (prose, say)"),
     "timeout": ("time limit", "the run went past our CPU or wall-clock limit"),
     "resource_limit": ("memory or output limit", "the run went past our memory or output limit"),
     "not_run": ("not run", "the toolchain is missing under this profile (the reason names it)"),

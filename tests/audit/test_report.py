@@ -199,3 +199,10 @@ def test_html_states_dataset_date_version_and_toolchains(tmp_path) -> None:
         "<b>new</b>: image sha256:feed",
     ):
         assert fact in page
+
+
+def test_every_audit_class_has_words_in_the_report() -> None:
+    # the HTML report names each class it counts; a class without words crashed the whole `surge audit`
+    from pipeline.audit.report import CLASS_WORDS
+
+    assert sorted(CLASS_WORDS) == sorted(c.value for c in AuditClass)
