@@ -35,6 +35,8 @@ CLASS_COLOURS = {
     "missing_dependency": "#90a4ae",
     "empty_label": "#00897b",
     "conflicting_duplicate": "#5e35b1",
+    "vacuous_check": "#d81b60",
+    "not_a_program": "#4e342e",
     "timeout": "#ef6c00",
     "resource_limit": "#ffb74d",
     "not_run": "#9e9e9e",
