@@ -53,7 +53,7 @@ def written_wheel(package: Path, folder: Path) -> Path:
     files = {
         path.relative_to(package / "src").as_posix(): path.read_text()
         for path in sorted((package / "src").rglob("*"))
-        if path.is_file() and path.suffix in (".py", ".jsonl", ".txt") and "__pycache__" not in path.parts
+        if path.is_file() and path.suffix in (".py", ".json", ".jsonl", ".txt") and "__pycache__" not in path.parts
     }
     return wheel_of(project["name"], project["version"], files, project["entry-points"], folder)
 
