@@ -211,12 +211,13 @@ def release_files(path: Path) -> tuple[list[Path], Path]:
 
 def reader_for(file: Path, subsets: set[str] | None, known: Catalog) -> RecordReader:
     """SURGE's reader, unless the file is in a subset's own format: named after a subset whose spec reads
-    its files itself (``cruxeval.jsonl``), or not a ``.json`` and asked for with one such subset."""
+    its files itself (``cruxeval.jsonl``), or named after no subset while the one subset asked for with a
+    reader of its own is that subset (CRUXEval-X's ``java.json`` with ``--subset cruxeval-x``)."""
     own = known.get(file.stem)
     if own is not None:
         return own.reader or iter_release_file
     asked = [reader for name in subsets or () if name in known and (reader := known[name].reader)]
-    if len(set(asked)) == 1 and file.suffix != ".json":
+    if len(set(asked)) == 1:
         return asked[0]
     return iter_release_file
 

@@ -199,3 +199,11 @@ def test_html_states_dataset_date_version_and_toolchains(tmp_path) -> None:
         "<b>new</b>: image sha256:feed",
     ):
         assert fact in page
+
+
+def test_every_audit_class_has_words_and_a_colour_in_the_report() -> None:
+    # the HTML report names and colours each class it counts; a class without either crashed `surge audit`
+    from pipeline.audit.report import CLASS_COLOURS, CLASS_WORDS
+
+    classes = sorted(c.value for c in AuditClass)
+    assert sorted(CLASS_WORDS) == classes and sorted(CLASS_COLOURS) == classes
