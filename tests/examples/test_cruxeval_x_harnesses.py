@@ -135,3 +135,24 @@ def plan_as(record: ReleasedRecord, language: Language) -> ProgramPlan:
         return Program(language=language, files=program.files, protocol=LabelProtocol.SELF_CHECK)
 
     return plan.model_copy(update={"program": moved(plan.program), "mutant": moved(plan.mutant)})
+
+
+@pytest.mark.parametrize("stem", ["lua", "rb"])
+def test_a_frameworks_timings_do_not_make_a_repeated_check_non_deterministic(stem: str) -> None:
+    """luaunit and test/unit print how long the run took on stdout; repeats of a failing check agree on
+    everything the self-check label is made of (the compiler's output and the run's stderr)."""
+    require_toolchain(stem)
+    from pipeline.audit.convert import convert
+    from pipeline.audit.plan import plan_requests
+    from pipeline.audit.rows import Conversion
+    from pipeline.audit.verdicts import audit_rows, by_answer
+    from pipeline.records import Limits
+    from sandboxes import open_backend
+
+    conversion = convert(records(stem, [WRONG])[WRONG])
+    assert isinstance(conversion, Conversion)
+    profile = get_profile("default")
+    with open_backend("bwrap") as backend:
+        results = by_answer(backend.run_batch(plan_requests([conversion], [profile], Limits(), 4)))
+    (row,) = audit_rows([conversion], [profile], results)
+    assert row.audit_class is AuditClass.MISMATCH and row.distinct_outputs == 1, (row.reason, row.observed)
