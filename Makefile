@@ -9,7 +9,7 @@ SYSTEM_PYTHON ?= /usr/bin/python3
 STAMP := $(VENV)/.installed-$(notdir $(SYSTEM_PYTHON))
 export PREFECT_HOME ?= $(CURDIR)/.surge/prefect
 
-.PHONY: setup system demo test soak bench lint images clean
+.PHONY: setup system demo test test-languages soak bench lint images clean
 
 setup: system $(STAMP)
 
@@ -34,7 +34,12 @@ demo: setup
 	$(SURGE) stats --store .surge/demo-store
 
 test: setup
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -m "not language_images" tests
+
+# The Docker tests of the languages beyond the core set (tests/docker/conftest.py, CORE_LANGUAGES): each
+# builds its image first if it is missing (minutes each), so `make test` leaves them out.
+test-languages: setup
+	$(PY) -m pytest -q -m language_images tests
 
 # The fault tests (kill -9 of run, audit and build at seeded points; two commands at once; a disk that
 # fills; a Docker image missing mid-build; a Dask worker container killed mid-job), each round over other

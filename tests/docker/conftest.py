@@ -16,17 +16,28 @@ import subprocess
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import REPO_ROOT
 
 MINIMAL_IMAGES = ("surge/cpp:bookworm", "surge/python:bookworm")
+# The languages whose images a plain `make test` builds on demand. Any other language's image (D, Go, Scala,
+# TypeScript, Swift, ...: a few minutes and a few hundred MB each, Swift's 2 GB) is built and run only by the
+# tests marked `language_images` (`make test-languages`; `make test` deselects them).
+CORE_LANGUAGES = frozenset({"c", "cpp", "csharp", "java", "rust", "python", "javascript", "julia", "lean4"})
 REPRO_IMAGES = ("surge/cpp:bullseye", "surge/python:bullseye")
 FOCAL_IMAGES = ("surge/cpp:focal",)  # built from bullseye and surge/cpp:bookworm (dockerfiles/pins/focal.txt)
 ARCHIVE_SUITES = {"focal": "bullseye"}  # an image suite that is no Debian suite -> the one it installs from
 BUILD_TIMEOUT_S = 1800
 DEBIAN_MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian")
+
+
+def language_param(language: str, *values: object) -> Any:
+    """A test parameter for `language`, marked `language_images` when its image is beyond the core set."""
+    marks = () if language in CORE_LANGUAGES else (pytest.mark.language_images,)
+    return pytest.param(*(values or (language,)), marks=marks)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
