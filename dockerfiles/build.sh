@@ -165,10 +165,15 @@ exec 9>"${TMPDIR:-/tmp}/surge-image-build.lock"
 flock 9
 for suite in "${suites[@]}"; do
   [ -f "$HERE/pins/$suite.txt" ] || { echo "build.sh: no pins for $suite (dockerfiles/pins/$suite.txt)" >&2; exit 2; }
-  ensure_base "$suite"
-  if [ "$refresh" -eq 1 ]; then refresh_pins "$suite"; continue; fi
+  if [ "$refresh" -eq 1 ]; then ensure_base "$suite"; refresh_pins "$suite"; continue; fi
+  # A suite's base only where one of the families asked for has an image there.
+  pinned=0
   for family in "${families[@]}"; do
     known_family "$family" || { echo "build.sh: unknown family $family" >&2; exit 2; }
+    [ -z "$(pins_line "$suite" "$family")" ] || pinned=1
+  done
+  [ "$pinned" -eq 0 ] || ensure_base "$suite"
+  for family in "${families[@]}"; do
     build_image "$suite" "$family"
   done
 done
