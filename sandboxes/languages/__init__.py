@@ -13,7 +13,18 @@ import os
 from pipeline.errors import ConfigurationError
 from pipeline.plugins import Registry
 from pipeline.records import ExecutionSetting, Language, Program
-from sandboxes.languages import c, cpp, csharp, java, javascript, julia, lean4, python, rust
+from sandboxes.languages import (
+    c,
+    cpp,
+    csharp,
+    d,
+    java,
+    javascript,
+    julia,
+    lean4,
+    python,
+    rust,
+)
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, tool_family
 
 REGISTRY: dict[Language, LanguageSpec] = {
@@ -26,6 +37,7 @@ REGISTRY: dict[Language, LanguageSpec] = {
         rust.SPEC,
         python.SPEC,
         javascript.SPEC,
+        d.SPEC,
         julia.SPEC,
         lean4.SPEC,
     )
