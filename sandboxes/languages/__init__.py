@@ -18,6 +18,7 @@ from sandboxes.languages import (
     cpp,
     csharp,
     d,
+    go,
     java,
     javascript,
     julia,
@@ -38,6 +39,7 @@ REGISTRY: dict[Language, LanguageSpec] = {
         python.SPEC,
         javascript.SPEC,
         d.SPEC,
+        go.SPEC,
         julia.SPEC,
         lean4.SPEC,
     )
