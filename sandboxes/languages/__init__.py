@@ -25,6 +25,7 @@ from sandboxes.languages import (
     lean4,
     python,
     rust,
+    scala,
 )
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, tool_family
 
@@ -40,6 +41,7 @@ REGISTRY: dict[Language, LanguageSpec] = {
         javascript.SPEC,
         d.SPEC,
         go.SPEC,
+        scala.SPEC,
         julia.SPEC,
         lean4.SPEC,
     )
