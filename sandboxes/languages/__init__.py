@@ -26,6 +26,7 @@ from sandboxes.languages import (
     python,
     rust,
     scala,
+    typescript,
 )
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, tool_family
 
@@ -39,6 +40,7 @@ REGISTRY: dict[Language, LanguageSpec] = {
         rust.SPEC,
         python.SPEC,
         javascript.SPEC,
+        typescript.SPEC,
         d.SPEC,
         go.SPEC,
         scala.SPEC,

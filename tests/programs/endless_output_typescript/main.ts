@@ -1,0 +1,4 @@
+const line: string = "spam ".repeat(100);
+while (true) {
+  console.log(line);
+}
