@@ -26,6 +26,7 @@ from sandboxes.languages import (
     python,
     rust,
     scala,
+    swift,
     typescript,
 )
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, tool_family
@@ -44,6 +45,7 @@ REGISTRY: dict[Language, LanguageSpec] = {
         d.SPEC,
         go.SPEC,
         scala.SPEC,
+        swift.SPEC,
         julia.SPEC,
         lean4.SPEC,
     )
