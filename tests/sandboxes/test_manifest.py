@@ -89,6 +89,17 @@ def test_every_suite_a_spec_names_has_pins_and_the_build_builds_it() -> None:
     )
 
 
+def test_every_docker_profile_finds_each_languages_image_among_the_pinned_ones() -> None:
+    """An image no pins line names is never built: the language would be `toolchain_missing` for good."""
+    from sandboxes.backends.docker import image_for
+    from sandboxes.profiles import PROFILES
+
+    for profile in (profile for profile in PROFILES.values() if profile.image):
+        for language in REGISTRY:
+            family, suite = image_for(language, profile).removeprefix("surge/").split(":")
+            assert family in pinned_names(suite), f"{language} under {profile.name}: surge/{family}:{suite}"
+
+
 def test_languages_sharing_a_family_agree_on_its_suite() -> None:
     suites: dict[str, set[str | None]] = {}
     for spec in REGISTRY.values():
