@@ -33,11 +33,13 @@ demo: setup
 	else echo "fl: skipped in the demo: no Lean checker on this machine (surge doctor; docs/lean.md)"; fi
 	$(SURGE) stats --store .surge/demo-store
 
+# Everything but the Docker tests of the languages beyond the core set (tests/docker/conftest.py,
+# CORE_LANGUAGES): their images would push `make test` past its 25-minute budget. The soak tests run once.
 test: setup
 	$(PY) -m pytest -q -m "not language_images" tests
 
-# The Docker tests of the languages beyond the core set (tests/docker/conftest.py, CORE_LANGUAGES): each
-# builds its image first if it is missing (minutes each), so `make test` leaves them out.
+# Those Docker tests: each language's self-test and tests/programs cases in its image, the images built
+# first where missing (tests/docker/conftest.py, ensure_image).
 test-languages: setup
 	$(PY) -m pytest -q -m language_images tests
 

@@ -21,7 +21,7 @@ from pipeline.records import (
     RunResult,
 )
 from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT
-from tests.docker.conftest import ensure_image, language_param
+from tests.docker.conftest import by_language, ensure_image
 
 PROFILE = EnvironmentProfile(name="default")
 LIMITS = Limits(run=PhaseLimits(cpu_s=5, wall_s=20, memory_mib=512))
@@ -95,18 +95,19 @@ def test_same_record_on_both_backends(
     assert comparable(on_docker) == comparable(on_bwrap)
 
 
-@pytest.mark.parametrize(
-    "language", [language_param(spec.language) for spec in REGISTRY.values() if spec.self_test], ids=str
-)
+SELF_TESTED = [spec.language for spec in REGISTRY.values() if spec.self_test]
+
+
+@pytest.mark.parametrize("language", by_language(SELF_TESTED))
 def test_every_language_both_have_agrees_on_its_self_test(both: tuple[Any, Any], language: Language) -> None:
     from sandboxes.backends.docker import image_for
     from sandboxes.toolchains import find_tool
 
     spec = REGISTRY[language]
-    missing = [tool for tool in spec.tools(ExecutionSetting(), PROFILE) if find_tool(tool) is None]
-    if missing:  # before the image: no build for a comparison that cannot be made here
-        pytest.skip(f"needs `{missing[0]}` on the host for bwrap: {spec.install_hint(missing[0])}")
     ensure_image(image_for(language, PROFILE))
+    missing = [tool for tool in spec.tools(ExecutionSetting(), PROFILE) if find_tool(tool) is None]
+    if missing:
+        pytest.skip(f"needs `{missing[0]}` on the host for bwrap: {spec.install_hint(missing[0])}")
     request = RunRequest(program=Program.single(language, spec.self_test), profile=PROFILE, limits=LIMITS)
     on_bwrap, on_docker = run_on_both(both, request)
     assert on_docker.label.strip() == SELF_TEST_OUTPUT, on_docker

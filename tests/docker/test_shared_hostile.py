@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sandboxes.profiles import get_profile
-from tests.docker.conftest import ensure_image, language_param
+from tests.docker.conftest import ensure_image, language_marks
 from tests.sandboxes import test_hostile as shared
 
 # Collected here with the docker `backend` fixture below (a renamed test upstream is simply not shared).
@@ -24,20 +24,21 @@ for _name in SHARED_TESTS:
         globals()[_name] = getattr(shared, _name)
 
 
-@pytest.mark.parametrize(
-    "case",
-    [language_param(shared.load(case)[0].language, case) for case in shared.CASES],
-    ids=lambda p: p.name,
-)
-def test_hostile_program_is_contained(backend: Any, case: Path) -> None:
-    """The shared cases, each language's in its own image (built on demand: marked `language_images`
-    beyond the core languages)."""
-    from sandboxes.backends.docker import image_for
-
-    ensure_image(image_for(shared.load(case)[0].language, get_profile("default")))
-    shared.test_hostile_program_is_contained(backend, case)
-
-
 @pytest.fixture(scope="module")
 def backend(docker_backend: Any) -> Any:
     return docker_backend
+
+
+def case_param(case: Path) -> Any:
+    """A case, marked `language_images` where its language's image is beyond the core set."""
+    program, _ = shared.load(case)
+    return pytest.param(case, marks=language_marks(program.language), id=case.name)
+
+
+@pytest.mark.parametrize("case", [case_param(case) for case in shared.CASES])
+def test_hostile_program_is_contained(backend: Any, case: Path) -> None:
+    from sandboxes.backends.docker import image_for
+
+    program, _ = shared.load(case)
+    ensure_image(image_for(program.language, get_profile("default")))  # built here when missing
+    shared.test_hostile_program_is_contained(backend, case)
