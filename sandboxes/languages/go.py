@@ -59,7 +59,7 @@ SPEC = GoSpec(
     },
     version_flags={"go": "version"},
     # No -O levels (the gc compiler always optimises) and no -std (a module's go.mod says its version):
-    # only flags, placed after `build` (-gcflags, -tags, -race ...).
+    # only flags, placed after `build` (-gcflags, -tags, ...; not -race, which needs cgo).
     settings=AcceptedSettings(compilers=("go",), extra_flags=True, relative_sources=True),
     self_test='package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("surge self-test") }\n',
 )
