@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make images`: build the surge/<family>:<suite> images with no registry, incrementally.
 #
-#   bash dockerfiles/build.sh                      every family, every profile (bookworm, bullseye, focal)
+#   bash dockerfiles/build.sh                      every family, every profile (bookworm, bullseye, focal),
+#                                                  and trixie for what only it packages (Swift)
 #   bash dockerfiles/build.sh --minimal            cpp + python only (what the docker tests need)
 #   bash dockerfiles/build.sh --suites bookworm cpp
 #   bash dockerfiles/build.sh --from-registry      FROM debian:<suite>-slim instead of the debootstrap base
@@ -22,12 +23,12 @@ read -r -a ALL_FAMILIES <<<"$all_families"
 MINIMAL_FAMILIES=(cpp python)
 export DOCKER_BUILDKIT=0  # the classic builder: uses local base images, never asks a registry
 
-suites=(bookworm bullseye focal)  # focal after bookworm: its clang comes from surge/cpp:bookworm
+suites=(bookworm bullseye focal trixie)  # focal after bookworm: its clang comes from surge/cpp:bookworm
 families=()
 from_registry=0
 refresh=0
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -167,10 +168,15 @@ exec 9>"${TMPDIR:-/tmp}/surge-image-build.lock"
 flock 9
 for suite in "${suites[@]}"; do
   [ -f "$HERE/pins/$suite.txt" ] || { echo "build.sh: no pins for $suite (dockerfiles/pins/$suite.txt)" >&2; exit 2; }
-  ensure_base "$suite"
-  if [ "$refresh" -eq 1 ]; then refresh_pins "$suite"; continue; fi
+  if [ "$refresh" -eq 1 ]; then ensure_base "$suite"; refresh_pins "$suite"; continue; fi
+  # A suite's base only where one of the families asked for has an image there (trixie has Swift's alone).
+  pinned=0
   for family in "${families[@]}"; do
     known_family "$family" || { echo "build.sh: unknown family $family" >&2; exit 2; }
+    [ -z "$(pins_line "$suite" "$family")" ] || pinned=1
+  done
+  [ "$pinned" -eq 0 ] || ensure_base "$suite"
+  for family in "${families[@]}"; do
     build_image "$suite" "$family"
   done
 done

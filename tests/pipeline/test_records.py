@@ -73,12 +73,12 @@ def test_language_aliases_and_unknown_names() -> None:
 
 def test_language_is_an_open_string_type_with_interned_constants() -> None:
     assert Language("cpp") is Language.CPP and Language.CPP == "cpp" and Language.CPP.value == "cpp"
-    assert f"{Language.JAVA}" == "java" and Language("go") == "go"  # open: the registry says what is known
+    assert f"{Language.JAVA}" == "java" and Language("cobol") == "cobol"  # open: the registry knows
     program = Program.single(Language.RUST, "fn main() {}")
     assert program.model_dump()["language"] == "rust" and type(program.model_dump()["language"]) is str
     assert Program(**program.model_dump(exclude={"program_id"})).language is Language.RUST
-    with pytest.raises(ValidationError, match="unknown language 'go'"):
-        Program(language="go", files=({"path": "main.go", "content": ""},))
+    with pytest.raises(ValidationError, match="unknown language 'cobol'"):
+        Program(language="cobol", files=({"path": "main.cob", "content": ""},))
 
 
 def test_records_are_frozen_and_reject_unknown_fields() -> None:

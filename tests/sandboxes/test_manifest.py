@@ -20,7 +20,9 @@ from sandboxes.languages import REGISTRY, image_families, language_aliases, mani
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT / "sandboxes" / "languages" / "manifest.py"
 # Images pinned beside the languages' that are no language's: the cluster host (dockerfiles/dask).
-HOST_FAMILIES = {"bookworm": {"dask"}, "bullseye": set(), "focal": set()}
+HOST_FAMILIES = {"bookworm": {"dask"}}
+# Every suite with a pins file (bookworm, bullseye, focal, trixie): a new one is checked without an edit here.
+PINNED_SUITES = sorted(path.stem for path in (ROOT / "dockerfiles" / "pins").glob("*.txt"))
 
 
 def test_the_stdlib_reading_of_the_specs_matches_the_registry() -> None:
@@ -78,15 +80,37 @@ def pinned_names(suite: str) -> dict[str, set[str]]:
     return found
 
 
-@pytest.mark.parametrize("suite", ["bookworm", "bullseye", "focal"])
+@pytest.mark.parametrize("suite", PINNED_SUITES)
 def test_the_pins_pin_exactly_the_specs_image_packages(suite: str) -> None:
     wanted: dict[str, set[str]] = {}
     for spec in REGISTRY.values():
         if suite in spec.image_packages:
             wanted.setdefault(spec.image_family, set()).update(spec.image_packages[suite])
     pinned = pinned_names(suite)
-    assert set(pinned) - set(wanted) == HOST_FAMILIES[suite]
+    assert set(pinned) - set(wanted) == HOST_FAMILIES.get(suite, set())
     assert {family: pinned.get(family) for family in wanted} == wanted
+
+
+def test_every_suite_a_spec_names_has_pins_and_the_build_builds_it() -> None:
+    named = {suite for spec in REGISTRY.values() for suite in spec.image_packages}
+    named |= {spec.image_suite for spec in REGISTRY.values() if spec.image_suite}
+    assert named <= set(PINNED_SUITES), named - set(PINNED_SUITES)
+    build = (ROOT / "dockerfiles" / "build.sh").read_text()
+    default_suites = build.split("\nsuites=(", 1)[1].split(")", 1)[0].split()
+    assert named <= set(default_suites), (
+        f"`make images` builds {default_suites}, not {named - set(default_suites)}"
+    )
+
+
+def test_every_docker_profile_finds_each_languages_image_among_the_pinned_ones() -> None:
+    """An image no pins line names is never built: the language would be `toolchain_missing` for good."""
+    from sandboxes.backends.docker import image_for
+    from sandboxes.profiles import PROFILES
+
+    for profile in (profile for profile in PROFILES.values() if profile.image):
+        for language in REGISTRY:
+            family, suite = image_for(language, profile).removeprefix("surge/").split(":")
+            assert family in pinned_names(suite), f"{language} under {profile.name}: surge/{family}:{suite}"
 
 
 def test_languages_sharing_a_family_agree_on_its_suite() -> None:
