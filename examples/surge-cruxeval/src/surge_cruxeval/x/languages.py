@@ -130,7 +130,9 @@ HARNESSES = {
             marker=r"^\s*unittest\b",
             locator=Locator(anchor=ASSERT_CALL, after=("==",)),
             lexicon=Lexicon(quotes='"', raw_quotes="`", chars="'"),
-            convention=_failed(r"core\.exception\.AssertError@"),
+            # "test.d(14): [unittest] Assertion failure" without a trace handler (programs.py), else the
+            # AssertError's own line
+            convention=_failed(r"\[unittest\] Assertion failure", r"core\.exception\.AssertError@"),
             no_empty_rule="an empty D array literal takes its element type from the other side",
         ),
         Harness(

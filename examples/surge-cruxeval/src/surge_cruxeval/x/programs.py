@@ -22,6 +22,13 @@ from surge_cruxeval.x.mutate import mutated
 from surge_cruxeval.x.records import code_of
 
 GO_MODULE = "module f\n\ngo 1.19\n"  # `go test` runs in a module folder; the programs import only the stdlib
+# A second D module, compiled beside the program, whose constructor runs before the unittests: without a
+# trace handler a failed assert prints its message and line alone. With one, it prints a stack trace of
+# addresses that ASLR moves on every run, so the repeats of one failing check never agreed.
+D_QUIET_TRACE = (
+    "module surge_quiet_trace;\n"
+    "shared static this() { import core.runtime : Runtime; Runtime.traceHandler = null; }\n"
+)
 PROSE_CHARS = 80
 
 
@@ -63,6 +70,12 @@ def program_of(harness: Harness, code: str, record: ReleasedRecord) -> Program:
     files: tuple[ProgramFile, ...] = (ProgramFile(path="main", content=code),)
     if harness.stem == "go":  # `go test` reads a _test.go file in a module folder
         files = (ProgramFile(path="f_test.go", content=code), ProgramFile(path="go.mod", content=GO_MODULE))
+    if harness.stem == "d":  # the program keeps its own file name (test.d), as diagnostics quote it
+        source = REGISTRY[language].source_name
+        files = (
+            ProgramFile(path=source, content=code),
+            ProgramFile(path="surge_quiet_trace.d", content=D_QUIET_TRACE),
+        )
     return Program(language=language, files=files, protocol=LabelProtocol.SELF_CHECK, origin=origin(record))
 
 
