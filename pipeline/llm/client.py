@@ -3,7 +3,8 @@
 Why each piece is here:
 - a semaphore bounds requests in flight (providers rate-limit per key; a flow's threads share one client);
 - 429, 5xx, timeouts and dropped connections are retried with exponential backoff, honouring Retry-After;
-- other 4xx are not retried: they are configuration mistakes, raised at once with a hint;
+- other 4xx are not retried: they are configuration mistakes, raised at once with a hint, except a prompt
+  longer than the model's whole context (pipeline/llm/overflow.py), raised as PromptTooLong: the item's;
 - the on-disk cache makes a rerun free, and usage is summed so every run reports tokens and cost.
 """
 
@@ -17,9 +18,10 @@ from typing import Any
 
 import httpx
 
-from pipeline.errors import BudgetSpent, LLMError
+from pipeline.errors import BudgetSpent, LLMError, PromptTooLong
 from pipeline.llm.budget import Allowance
 from pipeline.llm.cache import ResponseCache, request_key
+from pipeline.llm.overflow import context_overflow
 from pipeline.llm.settings import LLMSettings
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -147,14 +149,29 @@ class LLMClient:
                 return _json_body(response)
             last_problem = f"HTTP {response.status_code}: {response.text[:ERROR_BODY_CHARS]}"
             if response.status_code not in RETRYABLE_STATUS:
-                raise LLMError(
-                    f"{self.url} refused the request ({last_problem})", hint=_hint(response.status_code)
-                )
+                raise self._refusal(response, last_problem, body.get("max_tokens"))
             self._sleep_before_retry(attempt, response.headers.get("Retry-After"))
         raise LLMError(
             f"{self.url} failed after {self.settings.max_retries + 1} attempts (last: {last_problem})",
             hint="the endpoint is overloaded or down: retry later, lower --llm-concurrency, or raise "
             "SURGE_LLM_MAX_RETRIES / SURGE_LLM_TIMEOUT_S; finished items are kept and a rerun resumes",
+        )
+
+    def _refusal(self, response: httpx.Response, problem: str, max_tokens: object) -> LLMError:
+        overflow = context_overflow(response.status_code, response.text)
+        if overflow is None:
+            return LLMError(f"{self.url} refused the request ({problem})", hint=_hint(response.status_code))
+        prompt, context = overflow.prompt_tokens, overflow.context_tokens
+        if overflow.prompt_alone:
+            return PromptTooLong(
+                f"the prompt is {prompt} tokens, as long as the model's whole context ({context}) or longer",
+                prompt,
+                context,
+            )
+        return LLMError(
+            f"{self.url} refused the request: its {prompt} prompt tokens and max_tokens {max_tokens} "
+            f"exceed the model's context of {context} tokens",
+            hint=f"lower SURGE_LLM_MAX_TOKENS (this prompt leaves {context - prompt} tokens for the answer)",
         )
 
     def _sleep_before_retry(self, attempt: int, retry_after: str | None) -> None:
