@@ -1,0 +1,39 @@
+"""The real model server for the tests of this folder (`make test-llm`), started once and stopped after.
+
+Every test here is marked ``llm``: `make test` leaves them out (`-m "not llm"`), since the server must be
+built first (`make llm`, 10-20 minutes once). Where it is not built, they skip naming what is missing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.llm.local_server import MODEL, LocalModelServer, missing
+
+
+@pytest.fixture(scope="session")
+def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModelServer]:
+    if reason := missing():
+        pytest.skip(reason)
+    log = tmp_path_factory.mktemp("llm-server") / "server.log"
+    with LocalModelServer(log) as server:
+        yield server
+
+
+@pytest.fixture
+def real_endpoint(real_server: LocalModelServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """SURGE_LLM_* pointing at the real server, nothing else of the caller's; the test's folder as the
+    working directory (so the response cache and stores land there). Returns that folder."""
+    if not real_server.alive:
+        pytest.fail(f"the real model server died; its log: {real_server.log}")
+    for name in list(os.environ):
+        if name.startswith("SURGE_LLM_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("SURGE_LLM_BASE_URL", real_server.base_url)
+    monkeypatch.setenv("SURGE_LLM_MODEL", MODEL)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
