@@ -124,6 +124,7 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": reply.content},
+                "logprobs": None,
                 "finish_reason": reply.finish_reason,
             }
         ],

@@ -8,21 +8,21 @@ endpoint would report real ones) so budgets and costs are exercised, with an opt
 from __future__ import annotations
 
 import argparse
-import json
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.llm.replay_server import RecordedServer, load_recorded
+from pipeline.llm.replay_server import CHARS_PER_TOKEN, RecordedServer, load_recorded, prompt_tokens
 
-CHARS_PER_TOKEN = 4
 MODEL = "standin-composer"
 
 
 class StandInServer(RecordedServer):
-    def __init__(self, responses: Path, latency_s: float = 0.0, port: int = 0) -> None:
-        super().__init__(load_recorded(responses), port)
+    def __init__(
+        self, responses: Path, latency_s: float = 0.0, port: int = 0, context_tokens: int = 0
+    ) -> None:
+        super().__init__(load_recorded(responses), port, context_tokens)
         self.latency_s = latency_s
         self.answered = 0
         self._count = threading.Lock()
@@ -36,7 +36,7 @@ class StandInServer(RecordedServer):
         return found
 
     def usage(self, body: dict[str, Any], content: str) -> dict[str, int]:
-        prompt = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // CHARS_PER_TOKEN
+        prompt = prompt_tokens(body)
         completion = len(content) // CHARS_PER_TOKEN
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
