@@ -3,6 +3,8 @@
 Why each piece is here:
 - a semaphore bounds requests in flight (providers rate-limit per key; a flow's threads share one client);
 - 429, 5xx, timeouts and dropped connections are retried with exponential backoff, honouring Retry-After;
+  once a request has failed after all its retries, the client sends nothing more (the run's other requests
+  fail at once with the same error: a server that is down would otherwise cost every item its retries);
 - other 4xx are not retried: they are configuration mistakes, raised at once with a hint, except a prompt
   longer than the model's whole context (pipeline/llm/overflow.py), raised as PromptTooLong: the item's;
 - the on-disk cache makes a rerun free, and usage is summed so every run reports tokens and cost.
@@ -74,6 +76,7 @@ class LLMClient:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir else None
+        self._failed: LLMError | None = None  # the endpoint's failure after all retries: ask no more
         key = settings.api_key.get_secret_value()
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = httpx.Client(
@@ -106,6 +109,8 @@ class LLMClient:
             return _reply(hit, key, cached=True)
         body = {"model": self.settings.model, "messages": messages, **params}
         self._check_allowance()  # a cached answer costs nothing: only a request to send is refused
+        if (failed := self._failed) is not None:
+            raise LLMError(str(failed), hint=failed.hint)
         with self._slots:
             data = self._post_with_retries(body)
         reply = _reply(data, key, cached=False)
@@ -133,7 +138,7 @@ class LLMClient:
             self.usage.cost_usd += self.settings.cost_usd(reply.prompt_tokens, reply.completion_tokens)
 
     def _post_with_retries(self, body: dict[str, Any]) -> dict[str, Any]:
-        last_problem = ""
+        last_problem, last_kind = "", ""
         for attempt in range(self.settings.max_retries + 1):
             with self._lock:
                 self.usage.requests += 1
@@ -142,19 +147,37 @@ class LLMClient:
             try:
                 response = self._http.post(self.url, json=body)
             except (httpx.TimeoutException, httpx.TransportError) as error:
-                last_problem = f"{type(error).__name__}: {error}"
+                last_problem, last_kind = f"{type(error).__name__}: {error}", _kind(error)
                 self._sleep_before_retry(attempt, None)
                 continue
             if response.status_code == 200:
                 return _json_body(response)
-            last_problem = f"HTTP {response.status_code}: {response.text[:ERROR_BODY_CHARS]}"
+            last_problem, last_kind = f"HTTP {response.status_code}: {response.text[:ERROR_BODY_CHARS]}", ""
             if response.status_code not in RETRYABLE_STATUS:
                 raise self._refusal(response, last_problem, body.get("max_tokens"))
             self._sleep_before_retry(attempt, response.headers.get("Retry-After"))
-        raise LLMError(
+        failed = LLMError(
             f"{self.url} failed after {self.settings.max_retries + 1} attempts (last: {last_problem})",
-            hint="the endpoint is overloaded or down: retry later, lower --llm-concurrency, or raise "
-            "SURGE_LLM_MAX_RETRIES / SURGE_LLM_TIMEOUT_S; finished items are kept and a rerun resumes",
+            hint=self._exhausted_hint(last_kind) + "; finished items are kept and a rerun resumes",
+        )
+        self._failed = failed
+        raise failed
+
+    def _exhausted_hint(self, kind: str) -> str:
+        if kind == "unreachable":
+            where = self.settings.base_url
+            return f"nothing answers at {where}: start the server, or correct SURGE_LLM_BASE_URL"
+        if kind == "timeout":
+            # A local server that answers one request at a time counts the queue in every request's time.
+            return (
+                f"no answer came within SURGE_LLM_TIMEOUT_S ({self.settings.timeout_s:g} s): a long answer "
+                "from a slow model takes longer (raise SURGE_LLM_TIMEOUT_S or lower SURGE_LLM_MAX_TOKENS), "
+                "and a server that answers one request at a time makes the others wait (lower "
+                "--llm-concurrency)"
+            )
+        return (
+            "the endpoint is overloaded or down: retry later, lower --llm-concurrency, or raise "
+            "SURGE_LLM_MAX_RETRIES / SURGE_LLM_TIMEOUT_S"
         )
 
     def _refusal(self, response: httpx.Response, problem: str, max_tokens: object) -> LLMError:
@@ -183,6 +206,13 @@ class LLMClient:
             with contextlib.suppress(ValueError):
                 delay_s = max(delay_s, float(retry_after))
         time.sleep(min(delay_s, self.settings.backoff_max_s))
+
+
+def _kind(error: Exception) -> str:
+    """unreachable (no connection could be made), timeout (no answer in time), or '' (dropped, ...)."""
+    if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
+        return "unreachable"
+    return "timeout" if isinstance(error, httpx.TimeoutException) else ""
 
 
 def _json_body(response: httpx.Response) -> dict[str, Any]:
