@@ -25,15 +25,24 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel
 
 
 @pytest.fixture
-def real_endpoint(real_server: LocalModelServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """SURGE_LLM_* pointing at the real server, nothing else of the caller's; the test's folder as the
-    working directory (so the response cache and stores land there). Returns that folder."""
-    if not real_server.alive:
-        pytest.fail(f"the real model server died; its log: {real_server.log}")
+def clean_llm_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No SURGE_LLM_* of the caller's; the test's folder as the working directory (so the response cache,
+    stores and Prefect's home land there). Returns that folder."""
     for name in list(os.environ):
         if name.startswith("SURGE_LLM_"):
             monkeypatch.delenv(name)
-    monkeypatch.setenv("SURGE_LLM_BASE_URL", real_server.base_url)
-    monkeypatch.setenv("SURGE_LLM_MODEL", MODEL)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def real_endpoint(
+    real_server: LocalModelServer, clean_llm_environment: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """SURGE_LLM_BASE_URL and SURGE_LLM_MODEL pointing at the real server, in a clean environment."""
+    if not real_server.alive:
+        pytest.fail(f"the real model server died; its log: {real_server.log}")
+    monkeypatch.setenv("SURGE_LLM_BASE_URL", real_server.base_url)
+    monkeypatch.setenv("SURGE_LLM_MODEL", MODEL)
+    return clean_llm_environment
