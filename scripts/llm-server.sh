@@ -30,7 +30,7 @@ test -x "$LLM_VENV/bin/python" || "$SYSTEM_PYTHON" -m venv "$LLM_VENV"
 "$LLM_VENV/bin/python" -m pip install -q --upgrade pip
 
 if [ -z "$(wheel)" ]; then
-  echo "llm: building llama-cpp-python $LLAMA_CPP_VERSION from its sdist (10-20 minutes on 2 cores) into $WHEEL_DIR"
+  echo "llm: building llama-cpp-python $LLAMA_CPP_VERSION from its sdist (10-30 minutes on 2 cores) into $WHEEL_DIR"
   mkdir -p "$WHEEL_DIR"
   printf '%s\n' "$LLAMA_CMAKE_ARGS" >"$WHEEL_DIR/CMAKE_ARGS"
   started="$(date +%s)"

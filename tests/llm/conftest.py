@@ -1,7 +1,7 @@
 """The real model server for the tests of this folder (`make test-llm`), started once and stopped after.
 
 Every test here is marked ``llm``: `make test` leaves them out (`-m "not llm"`), since the server must be
-built first (`make llm`, 10-20 minutes once). Where it is not built, they skip naming what is missing.
+built first (`make llm`, 10-30 minutes once). Where it is not built, they skip naming what is missing.
 """
 
 from __future__ import annotations

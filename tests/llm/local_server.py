@@ -33,7 +33,7 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CONTEXT_TOKENS = 2048
 START_TIMEOUT_S = 120.0  # loading a 98 MB model takes a few seconds; a loaded machine, more
 STOP_TIMEOUT_S = 10.0
-BUILD_FIX = "run `make llm` (builds llama-cpp-python into .surge/llm-venv, 10-20 minutes once)"
+BUILD_FIX = "run `make llm` (builds llama-cpp-python into .surge/llm-venv, 10-30 minutes once)"
 
 
 def server_python() -> Path:
