@@ -2,7 +2,7 @@
 tests/standin/upstreams.py composed, reporting token counts (about four characters a token, as an
 endpoint would report real ones) so budgets and costs are exercised, with an optional answer latency.
 
-    python -m tests.standin.server OUT/responses.jsonl [--port 8000] [--latency-s 0.05]
+    python -m tests.standin.server OUT/responses.jsonl [--port 8000] [--latency-s 0.05] [--context-tokens N]
 """
 
 from __future__ import annotations
@@ -46,8 +46,9 @@ def main() -> None:
     parser.add_argument("responses", type=Path)
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--latency-s", type=float, default=0.0)
+    parser.add_argument("--context-tokens", type=int, default=0, help="refuse longer prompts (0: none)")
     args = parser.parse_args()
-    with StandInServer(args.responses, args.latency_s, args.port) as server:
+    with StandInServer(args.responses, args.latency_s, args.port, args.context_tokens) as server:
         print(f"SURGE_LLM_BASE_URL={server.base_url} SURGE_LLM_MODEL={MODEL}", flush=True)
         threading.Event().wait()
 
