@@ -15,10 +15,13 @@ short answer, a context of ``CONTEXT_TOKENS`` (a longer prompt is refused with H
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
+import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -33,6 +36,7 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CONTEXT_TOKENS = 2048
 START_TIMEOUT_S = 120.0  # loading a 98 MB model takes a few seconds; a loaded machine, more
 STOP_TIMEOUT_S = 10.0
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 BUILD_FIX = "run `make llm` (builds llama-cpp-python into .surge/llm-venv, 10-30 minutes once)"
 
 
@@ -100,7 +104,11 @@ class LocalModelServer:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         self._log_handle = self.log.open("ab")
         self._process = subprocess.Popen(
-            command, stdout=self._log_handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            command,
+            stdout=self._log_handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
         )
         self._wait_ready()
 
@@ -138,6 +146,14 @@ class LocalModelServer:
         self.stop()
 
 
+def _die_with_parent() -> None:
+    """In the child, before the server starts: end with the process that started it, even one killed with
+    SIGKILL (a test run stopped by its timeout), so no server outlives its tests (Linux's
+    PR_SET_PDEATHSIG; elsewhere the context manager's stop is all there is)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def get_json(url: str, timeout_s: float) -> Any:
     with urllib.request.urlopen(url, timeout=timeout_s) as response:
         return json.loads(response.read())
@@ -153,6 +169,8 @@ def main() -> None:
     args = parser.parse_args()
     if reason := missing():
         raise SystemExit(reason)
+    # `kill PID` stops the server too: SIGTERM leaves through the with-block instead of killing Python
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with LocalModelServer(args.log, args.n_ctx, args.port) as server:
         print(f"SURGE_LLM_BASE_URL={server.base_url} SURGE_LLM_MODEL={MODEL}", flush=True)
         try:
