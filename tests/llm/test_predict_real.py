@@ -113,13 +113,13 @@ def test_a_generation_slower_than_the_timeout_is_ours_and_records_nothing(
     dataset: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SURGE_LLM_MAX_TOKENS", ANSWER_TOKENS)
-    monkeypatch.setenv("SURGE_LLM_TIMEOUT_S", "0.2")  # reading the prompt alone takes longer
+    monkeypatch.setenv("SURGE_LLM_TIMEOUT_S", "0.05")  # reading the prompt alone takes longer
     monkeypatch.setenv("SURGE_LLM_MAX_RETRIES", "1")
     monkeypatch.setenv("SURGE_LLM_BACKOFF_BASE_S", "0.1")
     output = dataset.parent / "predictions.jsonl"
     code, err = predict(dataset, output, capsys, "--subset", "ml", "--limit", "1")
     assert code == 1 and len(err) == 1, err
-    assert "ReadTimeout" in err[0] and "(fix: " in err[0] and "SURGE_LLM_TIMEOUT_S (0.2 s)" in err[0]
+    assert "ReadTimeout" in err[0] and "(fix: " in err[0] and "SURGE_LLM_TIMEOUT_S (0.05 s)" in err[0]
     assert output.read_text() == ""
     monkeypatch.setenv("SURGE_LLM_TIMEOUT_S", "300")
     code, summary = predict(dataset, output, capsys, "--subset", "ml", "--limit", "1")
