@@ -135,7 +135,7 @@ def test_make_test_leaves_the_images_beyond_the_core_set_to_make_test_languages(
     pytest_options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert any(marker.startswith("language_images:") for marker in pytest_options["markers"])
     makefile = (ROOT / "Makefile").read_text()
-    assert '$(PY) -m pytest -q -m "not language_images" tests\n' in makefile
+    assert '$(PY) -m pytest -q -m "not language_images and not llm" tests\n' in makefile
     assert "test-languages: setup\n\t$(PY) -m pytest -q -m language_images tests\n" in makefile
     beyond = [language for language in REGISTRY if language not in CORE_LANGUAGES]
     assert {"lua", "php", "perl", "r", "ruby", "racket", "bash"} <= set(beyond)
