@@ -1,10 +1,12 @@
-"""Orchestration at size (issue 10): 1,000 short programs through `surge run`, locally and on a local Dask
-cluster of two workers, against the ideal (the programs' bare compile + run time / cores), and the bytes
-Prefect's API receives per program for small and for large programs.
+"""Orchestration at size: 500 short programs (SURGE_BENCH_ORCHESTRATION_PROGRAMS=1000 for the size
+docs/scale-out.md reports) through `surge run`, locally and on a local Dask cluster of two workers,
+against the ideal (the programs' bare compile + run time / cores), and the bytes Prefect's API receives
+per program for small and for large programs.
 
 Figures (the job runs REPEATS rounds of: bare sample, local run, Dask run, bare sample; a ratio is the
 median round's, with the smallest and largest beside it: this machine's speed drifts by up to 10% within
-minutes, the same loop took 98 to 123 ms per program within one hour):
+minutes, the same loop took 98 to 123 ms per program within one hour; three rounds, not the five this
+once ran, so that `make bench` stays under 30 minutes):
   orchestration_programs                 programs in the job (distinct C programs, ~0.1 s compile + run each)
   orchestration_rounds                   rounds measured
   orchestration_bare_sum_s               their bare compile + run time, summed (measured on every
@@ -28,9 +30,12 @@ minutes, the same loop took 98 to 123 ms per program within one hour):
   prefect_api_bytes_per_program_large    the same with 1 MiB programs (goal: equal, at most 1,024)
   prefect_api_bytes_large_vs_small_ratio (goal: 1.0)
 
-Every run starts with a cold compile cache of its own: the same work as the bare loop.
-Prefect's home is kept in the repository (.surge/bench-prefect) and warmed by one small untimed run: the
-timed runs pay the server's start, as every command does, not the one-time creation of its database.
+Every run starts with a cold compile cache of its own, and every program is distinct: each is compiled
+and run once, the work of the bare loop (bench/bare.py, one program at a time); a round checks its
+local run's store for a compile-cache hit or a shared run, which would make the ideal a different job.
+Prefect's home is the environment's (`make bench` sets one), else kept in the repository
+(.surge/bench-prefect), and warmed by one small untimed run: the timed runs pay the server's start, as
+every command does, not the one-time creation of its database.
 """
 
 from __future__ import annotations
@@ -49,17 +54,42 @@ REPO = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(REPO))
 
-from bench_sandbox import bare_loop_seconds  # noqa: E402
+from bare import Execution, replay_seconds, stored_executions  # noqa: E402
+from harness import TINY, commands_share_one_api, require_tools, size  # noqa: E402
 
-from pipeline.records import ExecutionSetting, Program  # noqa: E402
+from pipeline.records import ExecutionSetting, Limits, Program, RunRequest  # noqa: E402
+from sandboxes.profiles import get_profile  # noqa: E402
 
-PROGRAMS = 1000
-REPEATS = 5  # rounds: the median of five holds where one or two rounds catch this host drifting
-BARE_SAMPLE_EVERY = 10
-BYTES_PROGRAMS = 64
+# 1,000 programs in three rounds took 12 minutes here, too much of `make bench`'s 30: 500 by default
+PROGRAMS = size(500, 4, "SURGE_BENCH_ORCHESTRATION_PROGRAMS")
+REPEATS = size(3, 1, "SURGE_BENCH_ORCHESTRATION_ROUNDS")  # the median of three holds where one round drifts
+BARE_SAMPLE_EVERY = size(10, 2)
+BYTES_PROGRAMS = size(64, 2)
 LARGE_PROGRAM_BYTES = 1 << 20
-IDLE_SAMPLE_S = 10
-PREFECT_HOME = REPO / ".surge" / "bench-prefect"
+IDLE_SAMPLE_S = size(10, 1)
+PREFECT_HOME = Path(os.environ.get("PREFECT_HOME") or REPO / ".surge" / "bench-prefect")
+FIGURES = (
+    "orchestration_programs",
+    "orchestration_rounds",
+    "orchestration_bare_sum_s",
+    "orchestration_bare_drift_ratio",
+    "orchestration_ideal_s",
+    "orchestration_surge_run_s",
+    "orchestration_run_vs_ideal_ratio",
+    "orchestration_run_vs_ideal_ratio_min",
+    "orchestration_run_vs_ideal_ratio_max",
+    "orchestration_fixed_s",
+    "orchestration_run_minus_fixed_vs_ideal_ratio",
+    "orchestration_dask_run_s",
+    "orchestration_dask_vs_local_ratio",
+    "orchestration_dask_vs_local_ratio_min",
+    "orchestration_dask_vs_local_ratio_max",
+    "dask_idle_cluster_cpu_share_defaults",
+    "dask_idle_cluster_cpu_share_tuned",
+    "prefect_api_bytes_per_program_small",
+    "prefect_api_bytes_per_program_large",
+    "prefect_api_bytes_large_vs_small_ratio",
+)
 DASK_CONFIG = REPO / "dockerfiles" / "dask"  # the settings docs/scale-out.md deploys
 C_PROGRAM = (
     "#include <stdio.h>\n"
@@ -73,10 +103,24 @@ def corpus() -> list[tuple[Program, ExecutionSetting]]:
     return [(Program.single("c", C_PROGRAM % n), ExecutionSetting()) for n in range(PROGRAMS)]
 
 
-def bare_sum_seconds(sample: list[tuple[Program, ExecutionSetting]], total: int, scratch: Path) -> float:
-    """The bare loop over a sample of the job, scaled to the whole job."""
-    scratch.mkdir()
-    return bare_loop_seconds(sample, scratch) * total / len(sample)
+def bare_sum_seconds(sample: list[tuple[Program, ExecutionSetting]], total: int) -> float:
+    """The bare loop over a sample of the job (each program compiled and run once, one at a time), scaled
+    to the whole job."""
+    profile, limits = get_profile("default"), Limits()  # `surge run`'s, without --profile or limits
+    done = [
+        Execution(RunRequest(program=p, setting=s, profile=profile, limits=limits), compiles=True, runs=True)
+        for p, s in sample
+    ]
+    return replay_seconds([done], workers=1).seconds * total / len(sample)
+
+
+def check_same_work(store: Path, job: list[tuple[Program, ExecutionSetting]]) -> None:
+    """The job's store: every program compiled and ran once, as the bare loop does."""
+    done = stored_executions(store, [p for p, _ in job], get_profile("default"))
+    skipped = sum(not (e.compiles and e.runs) for e in done)
+    assert len(done) == len(job) and not skipped, (
+        f"{skipped} of {len(done)} programs not compiled and run in the job: the ideal is another job"
+    )
 
 
 def write_jsonl(path: Path, programs: list[Program]) -> Path:
@@ -148,13 +192,17 @@ def start_cluster(scratch: Path, tuned: bool = True) -> tuple[str, list[subproce
 
 
 def stop_cluster(processes: list[subprocess.Popen]) -> None:
-    for process in reversed(processes):
-        process.terminate()
-    for process in processes:
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    """The workers first, gone before the scheduler is asked to go: a worker still closing when its
+    scheduler vanished waited out a connection timeout (30 s, seen here once in a few rounds)."""
+    for group in (processes[1:], processes[:1]):
+        for process in group:
+            process.terminate()
+        for process in group:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def idle_cluster_cpu_share(scratch: Path, tuned: bool) -> float:
@@ -228,8 +276,9 @@ def api_bytes(programs: list[Program], scratch: Path, name: str) -> float:
 def measure_round(job: list[tuple[Program, ExecutionSetting]], programs: Path, scratch: Path) -> dict:
     """One round: bare sample, `surge run` here, the same on a fresh 2-worker Dask cluster, bare sample."""
     scratch.mkdir()
-    before = bare_sum_seconds(job[::BARE_SAMPLE_EVERY], len(job), scratch / "bare-before")
+    before = bare_sum_seconds(job[::BARE_SAMPLE_EVERY], len(job))
     local_s = surge_run(programs, scratch / "local-store", scratch / "local-compile-cache")
+    check_same_work(scratch / "local-store", job)
     address, cluster = start_cluster(scratch)
     try:
         dask_s = surge_run(
@@ -237,9 +286,7 @@ def measure_round(job: list[tuple[Program, ExecutionSetting]], programs: Path, s
         )
     finally:
         stop_cluster(cluster)
-    after = bare_sum_seconds(
-        job[BARE_SAMPLE_EVERY // 2 :: BARE_SAMPLE_EVERY], len(job), scratch / "bare-after"
-    )
+    after = bare_sum_seconds(job[BARE_SAMPLE_EVERY // 2 :: BARE_SAMPLE_EVERY], len(job))
     ideal_s = (before + after) / 2 / (os.cpu_count() or 1)
     return {
         "bare_sum_s": (before + after) / 2,
@@ -257,14 +304,15 @@ def median_round(rounds: list[dict], key: str) -> dict:
 
 
 def run() -> dict[str, float]:
+    require_tools("bwrap", "gcc")
     PREFECT_HOME.mkdir(parents=True, exist_ok=True)
     job = corpus()
-    with tempfile.TemporaryDirectory() as temporary:
+    with tempfile.TemporaryDirectory() as temporary, commands_share_one_api():
         scratch = Path(temporary)
         programs = write_jsonl(scratch / "programs.jsonl", [program for program, _ in job])
         warm = write_jsonl(scratch / "warm.jsonl", [Program.single("python", "print('warm')")])
-        # Prefect's database exists before timing
-        surge_run(warm, scratch / "warm-store", scratch / "warm-compile-cache")
+        if not TINY:  # Prefect's database exists before timing (tiny: the same call as the next, once)
+            surge_run(warm, scratch / "warm-store", scratch / "warm-compile-cache")
         fixed_s = surge_run(warm, scratch / "fixed-store", scratch / "fixed-compile-cache")
         idle_default = idle_cluster_cpu_share(scratch, tuned=False)
         idle_tuned = idle_cluster_cpu_share(scratch, tuned=True)

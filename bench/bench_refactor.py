@@ -1,7 +1,9 @@
 """Refactor loop costs: what the cache saves on a rerun, and what bounded LLM concurrency buys.
 
 Against the replay chat-completions server (tests/refactor/openai_replay.py) with a 50 ms answer latency,
-and the real bwrap sandbox (unsafe-local where bwrap is missing). Baselines are measured in the same run.
+and the real bwrap sandbox (unsafe-local where bwrap is missing). Baselines are measured in the same run,
+on the same items through the same loop and sandbox: serial against 4 at a time, each with a cold
+response cache; the rerun against the cold run it repeats (the same sandbox runs, no LLM requests).
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import size  # noqa: E402
 
 from pipeline.refactor.execute import Executor  # noqa: E402
 from pipeline.refactor.loop import RepairLoop  # noqa: E402
@@ -20,8 +25,16 @@ from sandboxes import open_backend  # noqa: E402
 from tests.refactor.helpers import client_for, mceval_item  # noqa: E402
 from tests.refactor.openai_replay import ReplayServer, Reply, code  # noqa: E402
 
-ITEMS = 16
+ITEMS = size(16, 4)
 LATENCY_S = 0.05
+FIGURES = (
+    "refactor_items_per_s_serial",
+    "refactor_items_per_s_concurrency4",
+    "refactor_concurrency4_speedup_vs_serial",
+    "refactor_cached_rerun_speedup_vs_cold",
+    "refactor_cached_rerun_requests",
+    "refactor_cold_requests",
+)
 
 
 def replies() -> list[Reply]:

@@ -1,40 +1,60 @@
-"""Sandbox speed, as ratios measured in one run: per-program overhead of a warm bwrap batch vs a bare
-subprocess of the same program, and the compile cache's speed-up. `run() -> dict` (bench/run_all.py)."""
+"""Sandbox speed, as ratios measured in one run: per-program overhead of a warm bwrap batch against the
+same executions bare (bench/bare.py), and the compile cache's speed-up. `run() -> dict` (bench/run_all.py).
+
+Figures:
+  samples_batch_vs_bare_ratio   SURGE's ml/cl/dr samples (CORPUS_ROUNDS copies of each, made distinct
+                                by a comment) through one fresh bwrap backend, against the same compiles
+                                and runs bare. A comment leaves a binary unchanged, so the sandbox runs
+                                identical binaries once (its run memo): the bare side skips those runs too
+  sandbox_overhead_ms           per Python program: warm batch minus the same programs bare
+  batch_vs_bare_ratio           the same two, as a ratio
+  c_program_overhead_ms         per C program run from the compile cache, minus the same binary bare
+  compile_cache_speedup         a batch of 4 C compiles + runs, cold against the same batch from the cache
+"""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from pipeline.records import ExecutionSetting, Limits, Program, RunRequest
-from sandboxes.backends.bwrap import BwrapBackend
-from sandboxes.languages import WORKDIR, spec_for
-from sandboxes.profiles import get_profile
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-PROGRAMS = 30
-CORPUS_ROUNDS = 2
+from bare import executions, replay_seconds  # noqa: E402
+from harness import TINY, require_tools, size  # noqa: E402
+
+from pipeline.records import ExecutionSetting, Limits, Program, RunRequest, RunResult  # noqa: E402
+from sandboxes.backends.bwrap import BwrapBackend  # noqa: E402
+from sandboxes.profiles import get_profile  # noqa: E402
 from sources import SAMPLES  # noqa: E402  (bundled: the repository needs nothing beside it)
 
+PROGRAMS = size(30, 3)
+CORPUS_ROUNDS = size(2, 1)
 PYTHON_SOURCE = "print(6 * 7)\n"
 C_SOURCE = '#include <stdio.h>\nint main(void) { puts("42"); return 0; }\n'
+FIGURES = (
+    "samples_batch_vs_bare_ratio",
+    "sandbox_overhead_ms",
+    "batch_vs_bare_ratio",
+    "c_program_overhead_ms",
+    "compile_cache_speedup",
+)
 
 
-def bare_seconds(argv: list[str], count: int) -> float:
+def sandboxed(backend: BwrapBackend, requests: list[RunRequest]) -> tuple[float, list[RunResult]]:
+    """(wall s, results) of one batch on a warm backend (the runner started by a program of its own)."""
+    warm = RunRequest(program=Program.single("python", "pass\n"), profile=requests[0].profile)
+    list(backend.run_batch([warm]))
     started = time.perf_counter()
-    for _ in range(count):
-        subprocess.run(argv, capture_output=True, check=True)
-    return time.perf_counter() - started
+    results = list(backend.run_batch(requests))
+    return time.perf_counter() - started, results
 
 
-def sandboxed_seconds(backend: BwrapBackend, requests: list[RunRequest]) -> float:
-    list(backend.run_batch(requests[:1]))  # warm: the runner is started once per batch
-    started = time.perf_counter()
-    list(backend.run_batch(requests))
-    return time.perf_counter() - started
+def bare_s(requests: list[RunRequest], results: list[RunResult], workers: int) -> float:
+    return replay_seconds([executions(requests, results)], workers).seconds
 
 
 def sample_programs() -> list[tuple[Program, ExecutionSetting]]:
@@ -56,7 +76,7 @@ def sample_programs() -> list[tuple[Program, ExecutionSetting]]:
                 )
             else:
                 corpus.append((Program.single(features["language"], record["question"]), ExecutionSetting()))
-    return corpus
+    return corpus[::3] if TINY else corpus  # tiny: one program of each subset
 
 
 def distinct_copy(program: Program, setting: ExecutionSetting, copy: int) -> tuple[Program, ExecutionSetting]:
@@ -65,29 +85,8 @@ def distinct_copy(program: Program, setting: ExecutionSetting, copy: int) -> tup
     return Program.single(program.language, source), setting
 
 
-def bare_loop_seconds(corpus: list[tuple[Program, ExecutionSetting]], scratch: Path) -> float:
-    """Compile and run each program on the host with the very same commands, in a plain loop."""
-    profile = get_profile("default")
-    started = time.perf_counter()
-    for index, (program, setting) in enumerate(corpus):
-        spec = spec_for(program.language)
-        workdir = scratch / f"bare{index}"
-        workdir.mkdir()
-        for name, text in spec.placed_files(program):
-            (workdir / name).write_text(text)
-
-        def here(argv: list[str], workdir: Path = workdir) -> list[str]:
-            return [str(workdir) + arg[len(WORKDIR) :] if arg.startswith(WORKDIR) else arg for arg in argv]
-
-        if spec.compiled:
-            build = here(spec.compile_argv(program, setting, profile))
-            if subprocess.run(build, capture_output=True, cwd=workdir).returncode != 0:
-                continue  # a compile error: the sandbox does not run it either
-        subprocess.run(here(spec.run_argv(program, setting, profile)), capture_output=True, cwd=workdir)
-    return time.perf_counter() - started
-
-
 def run() -> dict[str, float]:
+    require_tools("bwrap")
     profile = get_profile("default")
     limits = Limits()
     with tempfile.TemporaryDirectory() as scratch, BwrapBackend(cache_dir=Path(scratch) / "cache") as backend:
@@ -99,18 +98,8 @@ def run() -> dict[str, float]:
             )
             for i in range(PROGRAMS)
         ]
-        source = Path(scratch) / "p.py"
-        source.write_text(PYTHON_SOURCE)
-        bare = bare_seconds(["/usr/bin/python3", str(source)], PROGRAMS)
-        boxed = sandboxed_seconds(backend, python_requests)
-        binary = Path(scratch) / "c"
-        (Path(scratch) / "c.c").write_text(C_SOURCE)
-        subprocess.run(["gcc", str(Path(scratch) / "c.c"), "-o", str(binary)], check=True)
-        c_bare = bare_seconds([str(binary)], PROGRAMS)
-        c_requests = [
-            RunRequest(program=Program.single("c", C_SOURCE, stdin=str(i)), profile=profile, limits=limits)
-            for i in range(PROGRAMS)
-        ]
+        boxed, results = sandboxed(backend, python_requests)
+        bare = bare_s(python_requests, results, backend.workers)
         settings = [ExecutionSetting(extra_flags=(f"-DN={i}",)) for i in range(4)]
         compile_requests = [
             RunRequest(program=Program.single("c", C_SOURCE), profile=profile, setting=s) for s in settings
@@ -118,23 +107,27 @@ def run() -> dict[str, float]:
         started = time.perf_counter()
         list(backend.run_batch(compile_requests))
         cold = time.perf_counter() - started
-        backend.launcher.memo = type(
-            backend.launcher.memo
-        )()  # measure the compile cache alone, not shared runs
+        # the compile cache alone: without its run memo the second batch runs its binaries again
+        backend.launcher.memo = type(backend.launcher.memo)()
         started = time.perf_counter()
         list(backend.run_batch(compile_requests))
         warm = time.perf_counter() - started
-        c_boxed = sandboxed_seconds(backend, c_requests)
-        corpus = [distinct_copy(p, s, n) for n in range(CORPUS_ROUNDS) for p, s in sample_programs()]
-        corpus_bare = bare_loop_seconds(corpus, Path(scratch))
+        c_requests = [
+            RunRequest(program=Program.single("c", C_SOURCE, stdin=str(i)), profile=profile, limits=limits)
+            for i in range(PROGRAMS)
+        ]
+        c_boxed, c_results = sandboxed(backend, c_requests)
+        c_bare = bare_s(c_requests, c_results, backend.workers)
+    corpus = [distinct_copy(p, s, n) for n in range(CORPUS_ROUNDS) for p, s in sample_programs()]
+    corpus_requests = [RunRequest(program=p, setting=s, profile=profile) for p, s in corpus]
     with tempfile.TemporaryDirectory() as scratch, BwrapBackend(cache_dir=Path(scratch) / "cache") as fresh:
-        # every copy's source differs (a comment): no compile cache hits, the same work as the bare loop
-        corpus_requests = [RunRequest(program=p, setting=s, profile=profile) for p, s in corpus]
+        # a fresh backend: cold compile cache and run memo, as the bare side starts with nothing
         started = time.perf_counter()
-        list(fresh.run_batch(corpus_requests))
+        corpus_results = list(fresh.run_batch(corpus_requests))
         corpus_boxed = time.perf_counter() - started
+        corpus_bare = bare_s(corpus_requests, corpus_results, fresh.workers)
     return {
-        "samples_batch_vs_bare_ratio": round(corpus_boxed / corpus_bare, 3) if corpus else 0.0,
+        "samples_batch_vs_bare_ratio": round(corpus_boxed / corpus_bare, 3),
         "sandbox_overhead_ms": round((boxed - bare) / PROGRAMS * 1000, 3),
         "batch_vs_bare_ratio": round(boxed / bare, 3),
         "c_program_overhead_ms": round((c_boxed - c_bare) / PROGRAMS * 1000, 3),
@@ -143,6 +136,4 @@ def run() -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    import json
-
     sys.stdout.write(json.dumps(run(), indent=2) + "\n")

@@ -1,10 +1,11 @@
-"""ml, cl and bg at SURGE's size from pulled upstreams through an endpoint: the stand-in (tests/standin).
+"""ml, cl and bg from pulled upstreams through an endpoint: the stand-in (tests/standin).
 
-`surge pull` of the four generated stand-in repositories, then `surge build ml cl bg --n 150
+`surge pull` of the four generated stand-in repositories, then `surge build ml cl bg --n N
 --auto-approve` against the stand-in endpoint (each answer delayed ``SURGE_BENCH_LLM_LATENCY_S``, default
 0.1 s, like a fast model), ``--llm-concurrency 4``; then the same command again (every item decided:
 nothing asked) and the same build into a new store with the same response cache (every answer a cache
-hit). The model never fails here, so the figures are the machinery's. Smaller: SURGE_BENCH_STANDIN_N.
+hit). The model never fails here, so the figures are the machinery's. N: 48 rows per subset, or
+SURGE_BENCH_STANDIN_N.
 """
 
 from __future__ import annotations
@@ -17,16 +18,44 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import TINY, commands_share_one_api, require_tools, size  # noqa: E402
 
 from tests.standin.server import MODEL, StandInServer  # noqa: E402
+from tests.standin.upstreams import PER_LANGUAGE as PER_LANGUAGE_FULL  # noqa: E402
 from tests.standin.upstreams import generate  # noqa: E402
 from tests.surge_process import run_surge  # noqa: E402
 
-N = int(os.environ.get("SURGE_BENCH_STANDIN_N", "150"))
+# Three whole batches per subset (16 rows took 50 s in all here): SURGE's 150 rows took 17 minutes for
+# the four commands when docs/build.md's table was measured, too much of `make bench`'s 30 minutes;
+# SURGE_BENCH_STANDIN_N=150 measures that size.
+N = size(48, 1, "SURGE_BENCH_STANDIN_N")
+PER_LANGUAGE = 1 if TINY else PER_LANGUAGE_FULL  # tiny: a stand-in of 6 + 6 + 3 + 3 items
+BATCH_SIZE = 1 if TINY else None  # tiny: one item a batch (else the command's default, 16)
 LATENCY_S = float(os.environ.get("SURGE_BENCH_LLM_LATENCY_S", "0.1"))
 CONCURRENCY = 4
 TIMEOUT_S = 3600
 SUBSETS = ("ml", "cl", "bg")
+# the languages the stand-in's items are in, and git for its repositories (tests/build/test_standin_build.py)
+TOOLS = ("git", "bwrap", "gcc", "g++", "mcs", "mono", "javac", "java", "rustc", "python3")
+FIGURES = (
+    "standin_ml_rows",
+    "standin_cl_rows",
+    "standin_bg_rows",
+    "standin_ml_items_planned",
+    "standin_cl_items_planned",
+    "standin_bg_items_planned",
+    "standin_pull_wall_s",
+    "standin_build_ml_cl_bg_wall_s",
+    "standin_build_requests",
+    "standin_build_tokens",
+    "standin_rerun_same_store_wall_s",
+    "standin_rerun_same_store_requests",
+    "standin_new_store_same_cache_wall_s",
+    "standin_new_store_same_cache_requests",
+    "standin_new_store_cache_hit_ratio",
+)
 
 
 def timed(argv: list[str], cwd: Path) -> tuple[float, dict]:
@@ -45,13 +74,14 @@ def build_argv(pulled: Path, store: Path, cache: Path, server: StandInServer) ->
         "build", *SUBSETS, "--n", str(N), "--items", str(pulled), "--store", str(store), "--auto-approve",
         "--llm-base-url", server.base_url, "--model", MODEL, "--llm-cache", str(cache),
         "--llm-concurrency", str(CONCURRENCY), "--json",
-    ]  # fmt: skip
+    ] + (["--batch-size", str(BATCH_SIZE)] if BATCH_SIZE else [])  # fmt: skip
 
 
 def run() -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as folder:
+    require_tools(*TOOLS)
+    with tempfile.TemporaryDirectory() as folder, commands_share_one_api():
         root = Path(folder)
-        standin = generate(root / "upstreams")
+        standin = generate(root / "upstreams", PER_LANGUAGE)
         pulled = root / "pulled"
         pull_s, _ = timed(
             ["pull", *standin.pull_args(), "--cache", str(root / "src"), "--store", str(pulled), "--json"],

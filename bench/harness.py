@@ -1,0 +1,54 @@
+"""What every bench module shares: its size (full, or tiny for the test suite) and how it says it cannot run.
+
+``SURGE_BENCH_TINY=1`` (``bench/run_all.py --tiny``) runs each module at a size of seconds: every code
+path once, so `make test` (tests/bench/test_bench_modules.py) breaks when a change breaks a bench. The
+figures of a tiny run are not measurements: nothing reads them but that test.
+
+A module that cannot run here (a tool, Docker or its images absent) raises ``Skip`` with what is
+missing and how to get it; run_all reports the module as skipped with that reason, never as a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+TINY_VARIABLE = "SURGE_BENCH_TINY"
+TINY = os.environ.get(TINY_VARIABLE, "") not in ("", "0")
+
+
+class Skip(Exception):
+    """This module cannot run on this machine; the message names what is missing."""
+
+
+def size(full: int, tiny: int, variable: str | None = None) -> int:
+    """``variable`` (an environment variable) when set, else the tiny or the full size."""
+    if variable and os.environ.get(variable):
+        return int(os.environ[variable])
+    return tiny if TINY else full
+
+
+def require_tools(*names: str) -> None:
+    """Skip unless every named executable is on PATH."""
+    missing = [name for name in names if shutil.which(name) is None]
+    if missing:
+        raise Skip(f"needs {', '.join(f'`{name}`' for name in missing)} (install with `make setup`)")
+
+
+@contextmanager
+def commands_share_one_api() -> Iterator[None]:
+    """In a tiny run, the `surge` commands a module starts use one Prefect API, started here, each finding
+    it in PREFECT_API_URL instead of starting its own. A command's own start (~3 CPU-s, ~8 s under this
+    machine's usual load) is a fixed cost a full run measures, and all a tiny run would do is wait for
+    it, once per command. A full run is left alone."""
+    if not TINY or os.environ.get("PREFECT_API_URL"):
+        yield
+        return
+    from flows.engine import Engine
+
+    with Engine() as engine, engine.connected():  # the engine's exit restores the environment
+        assert engine.api is not None
+        os.environ["PREFECT_API_URL"] = engine.api.url
+        yield
