@@ -9,7 +9,7 @@ modelled, not corrected:
   which every released file carries; the released number is kept beside it (``category``,
   ``category_matches_subset``). Only a file named otherwise falls back to the number, with SURGE's own
   rule (eval/main.py: 1 with a ``difficulty`` feature is cl). Before this module was the only reader,
-  the audit used the number first and turned a cl record without ``difficulty`` into ml (issue 11).
+  the audit used the number first and turned a cl record without ``difficulty`` into ml.
 Which subsets exist, their numbers and the one language of some (dr is C++) are the subset specs' to say
 (pipeline/subsets); the reader asks them each time it reads (``catalog``), so a subset registered later
 (ours, a test's, a plug-in's) is read like SURGE's eight. A subset whose data is in a format of its own
