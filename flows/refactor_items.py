@@ -4,7 +4,7 @@ One task per batch of items (one sandbox per batch); the LLM client is shared by
 concurrency bound holds for the whole run. Outcomes are written to the review queue as batches finish, so
 an interrupted run keeps them, and a rerun skips every item already in the queue (failed ones are retried).
 
-By reference (issue 10): the items to refactor are written once to a work file beside the review queue,
+By reference: the items to refactor are written once to a work file beside the review queue,
 named by their content; the flow gets its path, each task a (start, stop) range of its lines.
 """
 

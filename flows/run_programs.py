@@ -3,7 +3,7 @@
 The command plans first (``pipeline.batches.plan``: pending requests into the store's manifest), then this
 flow gets the store path and the plan id; each task gets a batch id, reads its requests from the store,
 writes its rows and returns counts. Prefect's API sees a few hundred bytes per batch, whatever the programs
-hold (issue 10: an 8 MB flow-parameter payload was refused by the API).
+hold (an 8 MB flow-parameter payload was refused by the API).
 
 A batch that fails for a reason of ours is a Failed task run, and the flow then ends Failed; the command
 reads the failures from the flow's final state and exits non-zero with each reason and its fix.

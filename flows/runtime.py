@@ -66,7 +66,7 @@ def configure_prefect(state_dir: Path | None = None) -> None:
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "false",
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
         # Prefect 3 records task runs from their events (the task-run recorder): it stays on, so each
-        # batch is a task run with its state in Prefect's database (issue 10); ``wait_for_task_runs``
+        # batch is a task run with its state in Prefect's database; ``wait_for_task_runs``
         # lets it catch up before the process exits. The other services only feed the UI.
         "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "true",
         "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",

@@ -11,7 +11,7 @@ The CLI prints the summary as text (the command's ``_text``; on a terminal its `
 pipeline/commands/display.py), or as JSON with ``--json``, and is the only place that turns
 library exceptions into messages (with the hint that says how to fix the problem).
 
-Exit codes, one rule for every command (issue 10). A program's own failure (compile error, crash, limit)
+Exit codes, one rule for every command. A program's own failure (compile error, crash, limit)
 is a verdict, never an error. Errors are one line each on stderr, ``surge CMD: error: WHAT (fix: HOW)``,
 never a traceback:
 

@@ -10,6 +10,7 @@
     │   ├── StoreWriteError     (pipeline.parts) a part could not be written: full disk, read-only folder
     │   └── CorruptPart         (pipeline.parts) a part file is not readable Parquet; names it
     ├── LLMError                the LLM endpoint failed after retries
+    │   └── PromptTooLong       the prompt alone is longer than the model's context: the item's failure
     └── BudgetSpent             the run's --budget is spent: asking stops (not a failure: "done, but")
 
 Every message says what to do about it (the ``hint``).
@@ -49,6 +50,17 @@ class SourceError(SurgeError):
 
 class LLMError(SurgeError):
     pass
+
+
+class PromptTooLong(LLMError):
+    """The endpoint refused a prompt longer than the model's whole context. Asking again never helps, and
+    the endpoint did nothing wrong: a step that knows whose failure is whose (predict, the repair loop)
+    records it as the item's outcome; anywhere else it is handled as the LLMError it also is."""
+
+    def __init__(self, message: str, prompt_tokens: int, context_tokens: int) -> None:
+        super().__init__(message, hint="the model cannot take this item: a model with a longer context can")
+        self.prompt_tokens = prompt_tokens
+        self.context_tokens = context_tokens
 
 
 class BudgetSpent(SurgeError):

@@ -54,7 +54,7 @@ class Frozen(BaseModel):
 
 class Language(str):
     """A sandbox language: an open string type, so a new language is one spec in ``sandboxes/languages/``
-    plus one registry line, with no edit here (issue 11). Which languages exist is the registry's to say
+    plus one registry line, with no edit here. Which languages exist is the registry's to say
     (``sandboxes.languages.parse_language``, ``spec_for``); a Program is checked against it.
 
     The constants below are the languages the pipeline names in code. Instances are interned, so
@@ -219,9 +219,15 @@ class LabelProtocol(StrEnum):
     """How a label is composed from the phases (see shared/notes/surge-ground-truth.md)."""
 
     STDOUT = "stdout"  # ml, cl, sc, tc, rl: the run's stdout
-    COMPILE_THEN_RUN = "compile_then_run"  # dr: compiler output, then the run's stdout
+    COMPILE_THEN_RUN = "compile_then_run"  # dr: compiler output, then the run's stdout and stderr
     COMBINED_WITH_PREFIX = "combined_with_prefix"  # bg: 'Compilation Error: ' + stderr, else stdout + stderr
     PROOF_CHECK = "proof_check"  # fl: the Lean check's answer (its phase's stdout) when Lean answered
+    # A self-checking program (CRUXEval-X: `assert f(x) == y`): what the compiler said and what the run wrote
+    # on stderr, where a failed check shows even in harnesses that exit 0 after one (rackunit, mono). The
+    # label a benchmark claims is the check's verdict, which its plug-in's convention reads from the phases
+    # (pipeline/subsets/checks.py); this composition is what repeats must agree on. The run's stdout is left
+    # out: test frameworks print their timings there (luaunit's "Ran 1 tests in 0.000 seconds").
+    SELF_CHECK = "self_check"
 
 
 class Program(Frozen):
@@ -468,10 +474,12 @@ def label_pieces(
 ) -> tuple[str, list[LabelPiece]]:
     """What a label is composed of under ``protocol``: a fixed prefix, then phase streams in order.
 
-    stdout: the run's stdout. compile_then_run (dr): compiler output, then the run's stdout.
+    stdout: the run's stdout. compile_then_run (dr): compiler output, then the run's stdout and stderr
+    (libstdc++'s `terminate called after throwing ...` ends three of SURGE's dr labels).
     combined_with_prefix (bg): 'Compilation Error: ' + compiler stderr when compiling failed, else the
     run's stdout then stderr. proof_check (fl): the check phase's stdout when Lean answered (ok or
-    compile_error), else nothing. A signal never adds shell text such as 'Segmentation fault'.
+    compile_error), else nothing. self_check: the compiler's output, then the run's stderr. A signal never
+    adds shell text such as 'Segmentation fault'.
     (SURGE's conventions: shared/notes/surge-ground-truth.md.)"""
     compile_failed = compile is not None and compile.verdict is not Verdict.OK
     if protocol is LabelProtocol.COMBINED_WITH_PREFIX:
@@ -480,10 +488,13 @@ def label_pieces(
         return "", [(run, "stdout"), (run, "stderr")] if run else []
     if protocol is LabelProtocol.COMPILE_THEN_RUN:
         diagnostics: list[LabelPiece] = [(compile, "stdout"), (compile, "stderr")] if compile else []
-        return "", diagnostics + ([(run, "stdout")] if run else [])
+        return "", diagnostics + ([(run, "stdout"), (run, "stderr")] if run else [])
     if protocol is LabelProtocol.PROOF_CHECK:
         answered = compile is not None and compile.verdict in (Verdict.OK, Verdict.COMPILE_ERROR)
         return "", [(compile, "stdout")] if answered and compile is not None else []
+    if protocol is LabelProtocol.SELF_CHECK:
+        shown: list[LabelPiece] = [(compile, "stdout"), (compile, "stderr")] if compile else []
+        return "", shown + ([(run, "stderr")] if run else [])
     return "", [(run, "stdout")] if run else []
 
 
@@ -681,7 +692,7 @@ def run_id_for(
     backend: str | None = None,
     toolchain_id: str = "",
 ) -> str:
-    """Everything that determines a result (issue 10): a change of limits, repeats, backend, compiler
+    """Everything that determines a result: a change of limits, repeats, backend, compiler
     version or image makes a new run instead of "already in the store". No backend: the default one."""
     return content_id(
         "run",

@@ -15,7 +15,7 @@ readable. Resuming is a scan of one id column: ``existing_ids()``. How one part 
 what a full disk, a read-only folder or a corrupt part becomes, is ``pipeline.parts``; a corrupt part is
 set aside into ``<table>/.corrupt/`` with a quarantine record by ``Store.repair``.
 
-The manifest is how work reaches the orchestrator by reference (issue 10): planning writes every pending
+The manifest is how work reaches the orchestrator by reference: planning writes every pending
 ``RunRequest`` once, with its content-addressed batch id; a flow receives the store path and a plan id,
 a task the plan id and a batch id, and reads its batch's row group from here. Nothing that grows with a
 program passes through Prefect's API.
@@ -62,7 +62,7 @@ __all__ = ["CorruptPart", "StoreError", "StoreWriteError", "write_part"]  # rais
 COMPACTION_JOURNAL = ".compaction.json"
 # 1: run ids of program, setting and profile only. 2: run ids hash limits, repeats, backend and toolchain
 # identity too (pipeline.records.RUN_ID_RULE); rows of version-1 parts stay readable but their run ids are
-# never matched again. 3: runs store their label protocol and compute the label from the phases (issue 11);
+# never matched again. 3: runs store their label protocol and compute the label from the phases;
 # version-1 and 2 rows stored the label itself and read back with the protocol that composes it.
 # 4: runs say what varied between repeats (``varied``, judged on the whole composed label and how each
 # repeat ended) and keep output that is not valid UTF-8 as bytes; older rows read back with no bytes and,

@@ -1,4 +1,5 @@
-"""Toolchain identity for run ids: which compiler or image a request will actually use (issue 10).
+"""Toolchain identity for run ids: which compiler or image a request will actually use, so that a
+run made with another one never answers for it.
 
 A run id must change when the result can change: a new g++ on the host, another Docker image behind the
 same tag. Planning asks here once per (backend, language, setting, profile) and writes the answer into

@@ -186,7 +186,7 @@ class CompileStep:
             files,
         )
         self.argv = spec.compile_argv(request.program, request.setting, request.profile)
-        self.env = sandbox_env(request.profile)
+        self.env = sandbox_env(request.profile, spec.compile_env)
         # The command as the sandbox runs it (unsafe-local rewrites /app) and the backend are part of the
         # key: a compile's diagnostics quote its paths, and one backend's compile is no other's.
         final = (self.paths.argv(self.argv), self.paths.env(self.env))

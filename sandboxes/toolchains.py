@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting
-from sandboxes.languages import REGISTRY, LanguageSpec
+from sandboxes.languages import REGISTRY, LanguageSpec, version_flag
 from sandboxes.profiles import SANDBOX_PATH
 
 PROBE_TIMEOUT_S = 20
@@ -30,13 +30,14 @@ def find_tool(tool: str) -> str | None:
 
 
 @cache
-def tool_version(tool: str, version_flag: str = "--version") -> str | None:
+def tool_version(tool: str) -> str | None:
     path = find_tool(tool)
     if path is None:
         return None
-    flag = "-version" if tool.endswith(("javac", "java")) else version_flag
     try:
-        probe = subprocess.run([path, flag], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+        probe = subprocess.run(
+            [path, version_flag(tool)], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (probe.stdout.strip() or probe.stderr.strip()).splitlines()

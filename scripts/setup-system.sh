@@ -16,10 +16,19 @@ if ! command -v python3 >/dev/null; then
 fi
 language_packages="$(python3 "$ROOT/sandboxes/languages/manifest.py" packages)"  # an assignment, so `set -e` stops on a failure
 read -r -a LANGUAGE_PACKAGES <<<"$language_packages"
+# The example plug-ins' own packages (a harness's library, e.g. CRUXEval-X's javatuples jar): one a line
+# in examples/<plug-in>/debian-packages.txt, `#` starting a comment.
+PLUGIN_PACKAGES=()
+for list in "$ROOT"/examples/*/debian-packages.txt; do
+  [ -f "$list" ] || continue
+  read -r -a listed <<<"$(sed 's/#.*//' "$list" | tr '\n' ' ')"
+  PLUGIN_PACKAGES+=("${listed[@]}")
+done
 
 PACKAGES=(
   bubblewrap                               # the local sandbox
   "${LANGUAGE_PACKAGES[@]}"                # every registered language's toolchain (sandboxes/languages/)
+  "${PLUGIN_PACKAGES[@]}"                  # the example plug-ins' (examples/*/debian-packages.txt)
   git git-lfs                              # sources
   debootstrap                              # Docker base images without a registry
   chromium chromium-driver                 # the review page's browser test

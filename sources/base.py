@@ -3,7 +3,7 @@
 A source is declared, not programmed: a ``Source`` names the upstream repository, the pinned commit,
 the licence, the files it reads, and one ``read(checkout, commit)`` function that turns those files
 into ``SourceItem``s. Whatever a reader cannot use becomes a ``QuarantinedRecord`` with its
-``file:line`` or ``file[index]`` and the reason, and the rest keeps loading (issue 5, "Bad input").
+``file:line`` or ``file[index]`` and the reason, and the rest keeps loading.
 """
 
 from __future__ import annotations

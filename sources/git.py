@@ -4,9 +4,9 @@ Reproducible and offline-friendly: the checkout lives in a cache folder (default
 ``.surge/sources/<name>``), a commit already in the cache is checked out without touching the network,
 and ``mirror`` (a local clone's path or a ``file://`` URL) replaces the upstream URL. Checkouts never
 run the LFS smudge filter: pointer files are found explicitly and fetched with ``git lfs pull``, or the
-pull stops with the exact command to run (issue 5: never parse a pointer as data).
+pull stops with the exact command to run: a pointer is never parsed as data.
 
-Only what a source reads is checked out (issue 10): the clone is partial where the remote allows it
+Only what a source reads is checked out: the clone is partial where the remote allows it
 (``--filter=blob:none``: blobs arrive when checked out), and a sparse checkout holds only the source
 spec's ``paths``. So LeetCode's images, McEval's zip archives and DebugBench's construction files are
 neither downloaded nor needed: a mirror that lacks those blobs still pulls. The checked-out commit is

@@ -30,7 +30,7 @@ FENCE = re.compile(r"^\s*```\s*(?P<info>[^`\s]*)")
 def fence_language(tag: str) -> Language | None:
     try:
         return parse_language(tag)
-    except ValueError:  # go, sql, bash, ts, ...: kept in the fields, no sandbox language
+    except ValueError:  # sql, kotlin, ...: kept in the fields, no sandbox language
         return None
 
 

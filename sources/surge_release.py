@@ -9,7 +9,7 @@ modelled, not corrected:
   which every released file carries; the released number is kept beside it (``category``,
   ``category_matches_subset``). Only a file named otherwise falls back to the number, with SURGE's own
   rule (eval/main.py: 1 with a ``difficulty`` feature is cl). Before this module was the only reader,
-  the audit used the number first and turned a cl record without ``difficulty`` into ml (issue 11).
+  the audit used the number first and turned a cl record without ``difficulty`` into ml.
 Which subsets exist, their numbers and the one language of some (dr is C++) are the subset specs' to say
 (pipeline/subsets); the reader asks them each time it reads (``catalog``), so a subset registered later
 (ours, a test's, a plug-in's) is read like SURGE's eight. A subset whose data is in a format of its own
@@ -211,12 +211,13 @@ def release_files(path: Path) -> tuple[list[Path], Path]:
 
 def reader_for(file: Path, subsets: set[str] | None, known: Catalog) -> RecordReader:
     """SURGE's reader, unless the file is in a subset's own format: named after a subset whose spec reads
-    its files itself (``cruxeval.jsonl``), or not a ``.json`` and asked for with one such subset."""
+    its files itself (``cruxeval.jsonl``), or named after no subset while the one subset asked for with a
+    reader of its own is that subset (CRUXEval-X's ``java.json`` with ``--subset cruxeval-x``)."""
     own = known.get(file.stem)
     if own is not None:
         return own.reader or iter_release_file
     asked = [reader for name in subsets or () if name in known and (reader := known[name].reader)]
-    if len(set(asked)) == 1 and file.suffix != ".json":
+    if len(set(asked)) == 1:
         return asked[0]
     return iter_release_file
 

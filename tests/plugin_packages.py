@@ -17,6 +17,7 @@ import pytest
 
 from tests.surge_process import COMMAND_TIMEOUT_S, REPO_ROOT, SURGE
 
+PACKAGE_DATA = (".py", ".json", ".jsonl", ".txt")  # what the example plug-ins ship: code and their data files
 PIP = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target"]
 
 
@@ -53,7 +54,7 @@ def written_wheel(package: Path, folder: Path) -> Path:
     files = {
         path.relative_to(package / "src").as_posix(): path.read_text()
         for path in sorted((package / "src").rglob("*"))
-        if path.is_file() and path.suffix in (".py", ".jsonl", ".txt") and "__pycache__" not in path.parts
+        if path.is_file() and path.suffix in PACKAGE_DATA and "__pycache__" not in path.parts
     }
     return wheel_of(project["name"], project["version"], files, project["entry-points"], folder)
 

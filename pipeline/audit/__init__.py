@@ -1,4 +1,4 @@
-"""Label audit: re-execute SURGE's released records and explain every disagreement (issues 6, 15, 28).
+"""Label audit: re-execute SURGE's released records and explain every disagreement.
 
 stage     run_audit(options, execute) -> AuditSummary: the rounds (adaptive or exhaustive), rows written
           as waves finish, the report, the errata; the CLI (pipeline/commands/audit.py) is a thin layer

@@ -1,4 +1,4 @@
-"""Named causes for a disagreement that is not the label's fault (issue 15).
+"""Named causes for a disagreement that is not the label's fault.
 
 Each detector looks at the evidence (the program text, the plan made from the record, our run's output,
 the other records) and returns a reason that quotes what it found, or None. `classify` asks them only

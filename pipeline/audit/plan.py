@@ -9,12 +9,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import Field
 
 from pipeline.audit.rows import REPRODUCED, AuditRow, Conversion
-from pipeline.records import EnvironmentProfile, Frozen, Limits, RunRequest
+from pipeline.records import EnvironmentProfile, Frozen, Limits, Program, RunRequest
 from pipeline.subsets import ProgramPlan
 
 
 class LimitPolicy(Frozen):
-    """The run's limits, raised for a record that says how long it took when its label was made (issue 15:
+    """The run's limits, raised for a record that says how long it took when its label was made (
     tc labels recorded at 12 s and 143 s ended as timeouts under a flat 10 s)."""
 
     base: Limits = Limits()
@@ -41,10 +41,15 @@ class LimitPolicy(Frozen):
 
 
 def request_for(
-    conversion: Conversion, profile: EnvironmentProfile, policy: LimitPolicy, repeats: int
+    conversion: Conversion,
+    profile: EnvironmentProfile,
+    policy: LimitPolicy,
+    repeats: int,
+    program: Program | None = None,
 ) -> RunRequest:
+    """The request of a reading under a profile (``program``: one of its probes instead, run alike)."""
     return RunRequest(
-        program=conversion.program,
+        program=program or conversion.program,
         setting=conversion.setting,
         profile=profile,
         limits=policy.for_plan(conversion.plan),
@@ -56,11 +61,13 @@ Pair = tuple[Conversion, EnvironmentProfile]
 
 
 def plan_pairs(pairs: Iterable[Pair], policy: LimitPolicy, repeats: int) -> list[RunRequest]:
-    """One request per (record, profile); records sharing a program share a run id and run once."""
+    """One request per (record, profile), and one per probe of it (a self-check's mutant); records sharing
+    a program share a run id and run once."""
     requests: dict[str, RunRequest] = {}
     for conversion, profile in pairs:
-        request = request_for(conversion, profile, policy, repeats)
-        requests.setdefault(request.run_id, request)
+        for program in (conversion.program, *conversion.probes):
+            request = request_for(conversion, profile, policy, repeats, program)
+            requests.setdefault(request.run_id, request)
     return list(requests.values())
 
 

@@ -1,4 +1,4 @@
-"""Which profiles an audit runs, and on which backend each (issue 15: `--profile all` in one command).
+"""Which profiles an audit runs, and on which backend each (`--profile all` in one command).
 
 Where a profile runs is decided once, as in every command (`sandboxes.backends.registry.backend_for`):
 on `--backend`, unless the profile's toolchains live in images that backend does not run, which go to

@@ -35,6 +35,8 @@ CLASS_COLOURS = {
     "missing_dependency": "#90a4ae",
     "empty_label": "#00897b",
     "conflicting_duplicate": "#5e35b1",
+    "vacuous_check": "#d81b60",
+    "not_a_program": "#4e342e",
     "timeout": "#ef6c00",
     "resource_limit": "#ffb74d",
     "not_run": "#9e9e9e",
@@ -54,7 +56,7 @@ def _mean(values: Sequence[float]) -> float | None:
 def summarise(
     rows: Sequence[AuditRow], refusals: Sequence[Refusal], skipped_profiles: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """Per subset and in total: each label counted once, by its best class over profiles (issue 15:
+    """Per subset and in total: each label counted once, by its best class over profiles (
     labels, reproduced, explained per named cause, unexplained, refused, not_run), plus per-run class
     counts and mean scores (not-run labels excluded from the mean)."""
     refused_by_subset = Counter(r.subset for r in refusals)
@@ -91,7 +93,7 @@ def reproduced_per_profile(rows: Sequence[AuditRow], profiles: Sequence[str]) ->
 
 
 def _label_figures(rows: Sequence[AuditRow], refused: int) -> dict[str, Any]:
-    """Each label once, by its best class: the figures issue 15 asks `--json` for."""
+    """Each label once, by its best class: the figures `--json` reports."""
     best = [row.audit_class for row in best_rows(rows).values()]
     return {
         "labels": len(best) + refused,
@@ -248,6 +250,11 @@ CLASS_WORDS = {
         "conflicting duplicate",
         "the same program appears with other, different labels",
     ),
+    "vacuous_check": (
+        "vacuous check",
+        "the program's check passed, and passed again with its expected value altered: it cannot fail",
+    ),
+    "not_a_program": ("not a program", "the record's code is no program of its language (prose, say)"),
     "timeout": ("time limit", "the run went past our CPU or wall-clock limit"),
     "resource_limit": ("memory or output limit", "the run went past our memory or output limit"),
     "not_run": ("not run", "the toolchain is missing under this profile (the reason names it)"),

@@ -41,8 +41,13 @@ class Conversion(Frozen):
     def setting(self) -> ExecutionSetting:
         return self.plan.setting
 
+    @property
+    def probes(self) -> list[Program]:
+        """Programs run beside this reading to judge it (a self-check's mutant): the first reading's only."""
+        return self.plan.probes if self.candidate == 0 else []
+
     def alternatives(self) -> list[Conversion]:
-        """The same record under each other reading of it (issue 15: argv candidates)."""
+        """The same record under each other reading of it (argv candidates)."""
         count = len(self.plan.candidates())
         return [self.model_copy(update={"candidate": i}) for i in range(count) if i != self.candidate]
 
@@ -57,7 +62,7 @@ class Refusal(Frozen):
 
 
 class AuditClass(StrEnum):
-    """One class per label (issues 6, 15). Reproduced, explained by a named cause, not run, or mismatch."""
+    """One class per label. Reproduced, explained by a named cause, not run, or mismatch."""
 
     EXACT = "reproduced_exact"
     NORMALISED = "reproduced_normalised"  # whitespace, quote style, line wrapping
@@ -73,6 +78,10 @@ class AuditClass(StrEnum):
     MISSING_DEPENDENCY = "missing_dependency"  # e.g. a Python module our environment lacks
     EMPTY_LABEL = "empty_label"  # the released gt is empty, our run printed something
     CONFLICTING_DUPLICATE = "conflicting_duplicate"  # the same program has other, different labels
+    # A self-check that passes whatever its expected value: its mutant (the expected value altered) passed
+    # too, so the label proves nothing (Java's assert without -ea; a comparison that cannot fail).
+    VACUOUS_CHECK = "vacuous_check"
+    NOT_A_PROGRAM = "not_a_program"  # the record's code is not a program (prose where code should be)
     TIMEOUT = "timeout"  # past our limits (the reason says the recorded time, where there is one)
     RESOURCE_LIMIT = "resource_limit"  # memory or output limit
     NOT_RUN = "not_run"  # toolchain missing (named in `reason`)
@@ -125,7 +134,7 @@ class AuditRow(Frozen):
 
 class Unrunnable(Frozen):
     """A well-formed record that cannot run as released and nothing could be inferred: it still gets a
-    row per profile, classed by the named cause (issue 15), instead of a refusal."""
+    row per profile, classed by the named cause, instead of a refusal."""
 
     record: ReleasedRecord
     language: str

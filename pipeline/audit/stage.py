@@ -39,10 +39,10 @@ from pipeline.audit.report import render_html, report_facts, summarise
 from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Conversion
 from pipeline.audit.summary import AuditOptions, AuditSummary, RunCounts
 from pipeline.audit.verdicts import (
-    answer_key_of,
     audit_rows,
     by_answer,
     conflicts_of,
+    keys_of,
     refusal_record,
     unrunnable_rows,
 )
@@ -206,8 +206,8 @@ class Audit:
         """run id -> expected seconds (the longest of the labels sharing the run), for the order."""
         by_answer_s: dict[str, float] = {}
         for conversion, profile in pairs:
-            key = answer_key_of(conversion, profile)
-            by_answer_s[key] = max(by_answer_s.get(key, 0.0), expected_seconds(conversion, self.cpu_s))
+            for key in keys_of(conversion, profile):  # a probe (a mutant) takes as long as its program
+                by_answer_s[key] = max(by_answer_s.get(key, 0.0), expected_seconds(conversion, self.cpu_s))
         return {r.run_id: by_answer_s.get(r.answers, 0.0) for r in requests}
 
     def identified(self, requests: list[RunRequest]) -> list[RunRequest]:
@@ -226,7 +226,7 @@ def answers_by_record(pairs: Iterable[Pair]) -> dict[str, set[str]]:
     """record id -> the answer keys its label waits for in a round (every reading, every profile)."""
     waiting: dict[str, set[str]] = defaultdict(set)
     for conversion, profile in pairs:
-        waiting[conversion.record.record_id].add(answer_key_of(conversion, profile))
+        waiting[conversion.record.record_id].update(keys_of(conversion, profile))
     return dict(waiting)
 
 

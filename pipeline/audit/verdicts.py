@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from pipeline.audit.causes import code_nondeterminism, conflicting_labels
+from pipeline.audit.checks import classify_check
 from pipeline.audit.classify import Evidence, classify
 from pipeline.audit.rows import CLASS_RANK, REPRODUCED, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
 from pipeline.leakage import find_leaks
@@ -24,6 +25,17 @@ LIMIT_VERDICTS = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT, Verdict.MEMOR
 def answer_key_of(conversion: Conversion, profile: EnvironmentProfile) -> str:
     """The key a (record, profile) looks its result up by: ``RunResult.answers``."""
     return answer_key(conversion.program.program_id, conversion.setting.setting_id, profile.profile_id)
+
+
+def probe_keys(conversion: Conversion, profile: EnvironmentProfile) -> list[str]:
+    """The keys of the probes a reading is judged with (a self-check's mutant), under a profile."""
+    setting, profile_id = conversion.setting.setting_id, profile.profile_id
+    return [answer_key(program.program_id, setting, profile_id) for program in conversion.probes]
+
+
+def keys_of(conversion: Conversion, profile: EnvironmentProfile) -> list[str]:
+    """Every result a reading's row needs under a profile: its own, then its probes'."""
+    return [answer_key_of(conversion, profile), *probe_keys(conversion, profile)]
 
 
 def ended_on_limit(result: RunResult) -> bool:
@@ -47,14 +59,24 @@ def evidence_for(conversion: Conversion, result: RunResult, conflict: str = "") 
 
 
 def audit_row(
-    conversion: Conversion, profile: EnvironmentProfile, result: RunResult, conflict: str = ""
+    conversion: Conversion,
+    profile: EnvironmentProfile,
+    result: RunResult,
+    conflict: str = "",
+    probes: list[RunResult] | None = None,
 ) -> AuditRow:
     record = conversion.record
-    verdict = classify(result, record.gt, evidence_for(conversion, result, conflict))
+    observed = result.label
+    if conversion.plan.check is not None:  # a self-check: its label is the check's verdict
+        mutant = probes[0] if probes else None
+        verdict, outcome = classify_check(conversion, conversion.plan.check, result, mutant)
+        observed = outcome.label
+    else:
+        verdict = classify(result, record.gt, evidence_for(conversion, result, conflict))
     if conversion.repair and verdict.audit_class in REPRODUCED:
         note = f"cannot build as released; reproduced after the repair: {conversion.repair}"
         verdict = verdict.model_copy(update={"audit_class": AuditClass.RECONSTRUCTED, "reason": note})
-    metric, value = score(record, result.label)
+    metric, value = score(record, observed)
     return AuditRow(
         record_id=record.record_id,
         subset=record.subset,
@@ -74,7 +96,7 @@ def audit_row(
         run_cpu_limit_s=result.provenance.limits.run.cpu_s,
         distinct_outputs=result.distinct_outputs,
         recorded_time_s=conversion.plan.recorded_time_s,
-        observed=result.label[:TEXT_CHARS],
+        observed=observed[:TEXT_CHARS],
         expected=record.gt[:TEXT_CHARS],
         leaks=tuple(find_leaks(_program_text(conversion), record.gt)),
     )
@@ -109,14 +131,23 @@ def audit_rows(
     for profile in profiles:
         for conversion in conversions:
             conflict = conflicts.get(conversion.record.record_id, "")
-            tried = [
-                audit_row(c, profile, results[answer_key_of(c, profile)], conflict)
-                for c in [conversion, *conversion.alternatives()]
-                if answer_key_of(c, profile) in results
+            answered = [
+                answered_row(c, profile, results, conflict) for c in [conversion, *conversion.alternatives()]
             ]
+            tried = [row for row in answered if row is not None]
             if tried:
                 rows.append(best_reading(tried))
     return rows
+
+
+def answered_row(
+    conversion: Conversion, profile: EnvironmentProfile, results: Mapping[str, RunResult], conflict: str
+) -> AuditRow | None:
+    """A reading's row under a profile, once its run and its probes' runs have all answered."""
+    keys = keys_of(conversion, profile)
+    if not all(key in results for key in keys):
+        return None
+    return audit_row(conversion, profile, results[keys[0]], conflict, [results[k] for k in keys[1:]])
 
 
 def best_reading(tried: list[AuditRow]) -> AuditRow:

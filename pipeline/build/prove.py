@@ -23,7 +23,7 @@ from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref, upstream_of
 from pipeline.dataset import DatasetRow
-from pipeline.errors import LLMError
+from pipeline.errors import LLMError, PromptTooLong
 from pipeline.llm import LLMClient
 from pipeline.llm.replay_server import RECORDED_MODEL
 from pipeline.records import (
@@ -81,7 +81,10 @@ def propose(client: LLMClient, item: SourceItem) -> tuple[str | None, str]:
     """(the Lean file, '') or (None, why there is none); LLMError (the endpoint's failure) is raised."""
     header, informal, statement = statement_parts(item)
     messages = load_prompt("prover").messages(header=header, informal=informal, statement=statement)
-    reply = client.chat(messages)
+    try:
+        reply = client.chat(messages)
+    except PromptTooLong as error:  # the prover's context is too short for this statement: its failure
+        return None, f"prover failed: prompt_too_long: {error}"
     found = extract_code(reply.content, Language.LEAN4, reply.finish_reason)
     if not found.ok or found.text is None:
         return None, f"prover failed: {found.kind}: {found.problem}"

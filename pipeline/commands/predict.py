@@ -139,6 +139,11 @@ def render(summary: dict[str, Any], totals: RunTotals) -> str:
         f"{summary['already_done']} already there, {summary['records']} records; "
         f"{totals.prompt_tokens} + {totals.completion_tokens} tokens, ${totals.cost_usd:.4f}"
     )
+    if totals.truncated or totals.prompt_too_long:
+        head += (
+            f"\nthe model's own failures, kept as its answers: {totals.truncated} cut at max_tokens, "
+            f"{totals.prompt_too_long} prompts longer than its context"
+        )
     if totals.stopped_by_budget:
         left = summary["to_ask"] - totals.asked
         head += f"\ndone, but the budget stopped it: {totals.asked} asked, {left} not asked; rerun to resume"

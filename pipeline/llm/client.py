@@ -3,7 +3,10 @@
 Why each piece is here:
 - a semaphore bounds requests in flight (providers rate-limit per key; a flow's threads share one client);
 - 429, 5xx, timeouts and dropped connections are retried with exponential backoff, honouring Retry-After;
-- other 4xx are not retried: they are configuration mistakes, raised at once with a hint;
+  once a request has failed after all its retries, the client sends nothing more (the run's other requests
+  fail at once with the same error: a server that is down would otherwise cost every item its retries);
+- other 4xx are not retried: they are configuration mistakes, raised at once with a hint, except a prompt
+  longer than the model's whole context (pipeline/llm/overflow.py), raised as PromptTooLong: the item's;
 - the on-disk cache makes a rerun free, and usage is summed so every run reports tokens and cost.
 """
 
@@ -17,9 +20,10 @@ from typing import Any
 
 import httpx
 
-from pipeline.errors import BudgetSpent, LLMError
+from pipeline.errors import BudgetSpent, LLMError, PromptTooLong
 from pipeline.llm.budget import Allowance
 from pipeline.llm.cache import ResponseCache, request_key
+from pipeline.llm.overflow import context_overflow
 from pipeline.llm.settings import LLMSettings
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -72,6 +76,7 @@ class LLMClient:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir else None
+        self._failed: LLMError | None = None  # the endpoint's failure after all retries: ask no more
         key = settings.api_key.get_secret_value()
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = httpx.Client(
@@ -104,6 +109,8 @@ class LLMClient:
             return _reply(hit, key, cached=True)
         body = {"model": self.settings.model, "messages": messages, **params}
         self._check_allowance()  # a cached answer costs nothing: only a request to send is refused
+        if (failed := self._failed) is not None:
+            raise LLMError(str(failed), hint=failed.hint)
         with self._slots:
             data = self._post_with_retries(body)
         reply = _reply(data, key, cached=False)
@@ -131,7 +138,7 @@ class LLMClient:
             self.usage.cost_usd += self.settings.cost_usd(reply.prompt_tokens, reply.completion_tokens)
 
     def _post_with_retries(self, body: dict[str, Any]) -> dict[str, Any]:
-        last_problem = ""
+        last_problem, last_kind = "", ""
         for attempt in range(self.settings.max_retries + 1):
             with self._lock:
                 self.usage.requests += 1
@@ -140,21 +147,54 @@ class LLMClient:
             try:
                 response = self._http.post(self.url, json=body)
             except (httpx.TimeoutException, httpx.TransportError) as error:
-                last_problem = f"{type(error).__name__}: {error}"
+                last_problem, last_kind = f"{type(error).__name__}: {error}", _kind(error)
                 self._sleep_before_retry(attempt, None)
                 continue
             if response.status_code == 200:
                 return _json_body(response)
-            last_problem = f"HTTP {response.status_code}: {response.text[:ERROR_BODY_CHARS]}"
+            last_problem, last_kind = f"HTTP {response.status_code}: {response.text[:ERROR_BODY_CHARS]}", ""
             if response.status_code not in RETRYABLE_STATUS:
-                raise LLMError(
-                    f"{self.url} refused the request ({last_problem})", hint=_hint(response.status_code)
-                )
+                raise self._refusal(response, last_problem, body.get("max_tokens"))
             self._sleep_before_retry(attempt, response.headers.get("Retry-After"))
-        raise LLMError(
+        failed = LLMError(
             f"{self.url} failed after {self.settings.max_retries + 1} attempts (last: {last_problem})",
-            hint="the endpoint is overloaded or down: retry later, lower --llm-concurrency, or raise "
-            "SURGE_LLM_MAX_RETRIES / SURGE_LLM_TIMEOUT_S; finished items are kept and a rerun resumes",
+            hint=self._exhausted_hint(last_kind) + "; finished items are kept and a rerun resumes",
+        )
+        self._failed = failed
+        raise failed
+
+    def _exhausted_hint(self, kind: str) -> str:
+        if kind == "unreachable":
+            where = self.settings.base_url
+            return f"nothing answers at {where}: start the server, or correct SURGE_LLM_BASE_URL"
+        if kind == "timeout":
+            # A local server that answers one request at a time counts the queue in every request's time.
+            return (
+                f"no answer came within SURGE_LLM_TIMEOUT_S ({self.settings.timeout_s:g} s): a long answer "
+                "from a slow model takes longer (raise SURGE_LLM_TIMEOUT_S or lower SURGE_LLM_MAX_TOKENS), "
+                "and a server that answers one request at a time makes the others wait (lower "
+                "--llm-concurrency)"
+            )
+        return (
+            "the endpoint is overloaded or down: retry later, lower --llm-concurrency, or raise "
+            "SURGE_LLM_MAX_RETRIES / SURGE_LLM_TIMEOUT_S"
+        )
+
+    def _refusal(self, response: httpx.Response, problem: str, max_tokens: object) -> LLMError:
+        overflow = context_overflow(response.status_code, response.text)
+        if overflow is None:
+            return LLMError(f"{self.url} refused the request ({problem})", hint=_hint(response.status_code))
+        prompt, context = overflow.prompt_tokens, overflow.context_tokens
+        if overflow.prompt_alone:
+            return PromptTooLong(
+                f"the prompt is {prompt} tokens, as long as the model's whole context ({context}) or longer",
+                prompt,
+                context,
+            )
+        return LLMError(
+            f"{self.url} refused the request: its {prompt} prompt tokens and max_tokens {max_tokens} "
+            f"exceed the model's context of {context} tokens",
+            hint=f"lower SURGE_LLM_MAX_TOKENS (this prompt leaves {context - prompt} tokens for the answer)",
         )
 
     def _sleep_before_retry(self, attempt: int, retry_after: str | None) -> None:
@@ -166,6 +206,13 @@ class LLMClient:
             with contextlib.suppress(ValueError):
                 delay_s = max(delay_s, float(retry_after))
         time.sleep(min(delay_s, self.settings.backoff_max_s))
+
+
+def _kind(error: Exception) -> str:
+    """unreachable (no connection could be made), timeout (no answer in time), or '' (dropped, ...)."""
+    if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
+        return "unreachable"
+    return "timeout" if isinstance(error, httpx.TimeoutException) else ""
 
 
 def _json_body(response: httpx.Response) -> dict[str, Any]:

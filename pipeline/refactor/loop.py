@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline import leakage
-from pipeline.errors import LLMError
+from pipeline.errors import LLMError, PromptTooLong
 from pipeline.llm import ChatReply, LLMClient
 from pipeline.records import Program, RunResult, SourceItem, Verdict
 from pipeline.refactor.execute import Executor
@@ -81,6 +81,9 @@ class RepairLoop:
             try:
                 reply = self.client.chat(messages)
             except LLMError as error:
+                # A conversation grown past the model's context is the model's limit (the item fails as
+                # its own); any other failure is the endpoint's ("llm_error": a rerun asks again).
+                kind = "prompt_too_long" if isinstance(error, PromptTooLong) else "llm_error"
                 outcome.rounds.append(
                     Round(
                         index=index,
@@ -88,11 +91,11 @@ class RepairLoop:
                         answer="",
                         finish_reason="",
                         cached=False,
-                        problem_kind="llm_error",
+                        problem_kind=kind,
                         problem=str(error),
                     )
                 )
-                outcome.reason = f"llm_error: {error}"
+                outcome.reason = f"{kind}: {error}"
                 return outcome
             record = Round(
                 index=index,

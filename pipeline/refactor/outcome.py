@@ -52,7 +52,8 @@ class Round(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     problem_kind: str = (
-        "ok"  # ok | huge | truncated | no_code | wrong_language | empty | leak | run | llm_error
+        "ok"  # ok | huge | truncated | no_code | wrong_language | empty | leak | run | llm_error |
+        # prompt_too_long
     )
     problem: str = ""
     program: Program | None = None

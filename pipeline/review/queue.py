@@ -6,7 +6,7 @@ States::
                                 ├─> edited       (a reviewer's fix, re-executed before it was accepted)
                                 └─> rejected     (with the reason)
 
-Approved, edited and rejected entries are final: no rerun and no command changes them (issue 7: "nothing
+Approved, edited and rejected entries are final: no rerun and no command changes them ("nothing
 already approved is touched"). A failed refactor is kept with its reason and retried by the next run.
 
 Competition items (cl) carry the LLM's proposed difficulty (1-5, ``extra["difficulty"]``): accepting one

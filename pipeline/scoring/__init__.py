@@ -1,1 +1,1 @@
-"""SURGE's metrics and output extraction: one home (issue 13). The audit imports from here."""
+"""SURGE's metrics and output extraction: one home. The audit imports from here."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from pipeline.errors import ConfigurationError, InputError, LLMError
+from pipeline.errors import ConfigurationError, InputError, LLMError, PromptTooLong
 from pipeline.llm.budget import Budget
 from pipeline.scoring.surge_eval import extract_output
 from sources.surge_release import ReleasedRecord
@@ -36,6 +36,9 @@ if TYPE_CHECKING:  # the client (httpx) loads when a prediction is asked, not wh
 
 PromptVariant = Literal["zero-shot", "few-shot", "cot"]
 PROMPT_FIELDS: dict[str, str] = {"zero-shot": "sys_0shot", "few-shot": "sys_3shot", "cot": "sys_cot"}
+# The finish_reason of an item whose prompt the endpoint refused as longer than the model's context (OpenAI's
+# error code for it): the model's failure on that item, scored as a wrong answer and not asked again.
+PROMPT_TOO_LONG = "context_length_exceeded"
 
 
 class PredictionLine(BaseModel):
@@ -62,6 +65,8 @@ class RunTotals(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    truncated: int = Field(default=0, description="answers cut by max_tokens (finish_reason length)")
+    prompt_too_long: int = Field(default=0, description="prompts refused as longer than the model's context")
     stopped_by_budget: bool = False
     failure: str | None = Field(default=None, description="the endpoint's first failure: asking stopped")
     failure_fix: str = ""
@@ -131,7 +136,13 @@ def append_line(handle: Any, line: PredictionLine) -> None:
 def ask(client: LLMClient, record: ReleasedRecord, variant: PromptVariant) -> PredictionLine:
     messages = messages_of(record, variant)
     started = time.monotonic()
-    reply = client.chat(messages)
+    try:
+        reply = client.chat(messages)
+    except PromptTooLong:  # the model's limit, not the endpoint's failure: an answer of nothing
+        content, finish_reason, prompt_tokens, completion_tokens = "", PROMPT_TOO_LONG, 0, 0
+    else:
+        content, finish_reason = reply.content, reply.finish_reason
+        prompt_tokens, completion_tokens = reply.prompt_tokens, reply.completion_tokens
     latency_s = time.monotonic() - started
     return PredictionLine(
         item_id=record.item_id,
@@ -140,12 +151,12 @@ def ask(client: LLMClient, record: ReleasedRecord, variant: PromptVariant) -> Pr
         model=client.settings.model,
         prompt=variant,
         prompt_sha256=prompt_hash(messages),
-        prediction=reply.content,
-        extracted=extracted_answer(record.subset, reply.content),
-        finish_reason=reply.finish_reason,
-        prompt_tokens=reply.prompt_tokens,
-        completion_tokens=reply.completion_tokens,
-        cost_usd=round(client.settings.cost_usd(reply.prompt_tokens, reply.completion_tokens), 8),
+        prediction=content,
+        extracted=extracted_answer(record.subset, content),
+        finish_reason=finish_reason,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=round(client.settings.cost_usd(prompt_tokens, completion_tokens), 8),
         latency_s=round(latency_s, 3),
     )
 
@@ -204,6 +215,8 @@ def collect(future: Future[PredictionLine], handle: Any, totals: RunTotals) -> N
         totals.failure_fix = "free disk space or pick another --output; a rerun resumes"
         return
     totals.written += 1
+    totals.truncated += line.finish_reason == "length"
+    totals.prompt_too_long += line.finish_reason == PROMPT_TOO_LONG
     totals.prompt_tokens += line.prompt_tokens
     totals.completion_tokens += line.completion_tokens
     totals.cost_usd += line.cost_usd

@@ -21,11 +21,13 @@ from typing import Any
 from pydantic import Field
 
 from pipeline.records import ExecutionSetting, Frozen, LabelProtocol, Language, Limits, Program
+from pipeline.subsets.checks import CheckConvention
+from pipeline.subsets.corrections import DatasetWriter
 from sources.surge_release import RecordReader, ReleasedRecord
 
 
 class Candidate(Frozen):
-    """One way to run a released record, where the release leaves it ambiguous (issue 15)."""
+    """One way to run a released record, where the release leaves it ambiguous (sc's argv)."""
 
     name: str = Field(description="how this candidate was made, e.g. 'argv from the script's parser'")
     program: Program
@@ -50,6 +52,17 @@ class ProgramPlan(Frozen):
     missing: tuple[str, ...] = Field(
         default=(), description="what the run needs and the release lacks, quoted (a file, target or binary)"
     )
+    # A self-checking program (protocol self_check): how its harness shows a failed check, and the mutant
+    # that proves the check can fail (the program with its expected value altered; None where no alteration
+    # could be derived, which the audit says).
+    check: CheckConvention | None = Field(default=None, description="None: the label is the output")
+    mutant: Program | None = Field(default=None, description="the program with its expected value altered")
+    mutation: str = Field(default="", description="how the mutant differs, or why there is none")
+
+    @property
+    def probes(self) -> list[Program]:
+        """Programs run beside the first reading to judge it: the mutant of a self-check."""
+        return [self.mutant] if self.mutant is not None else []
 
     def candidates(self) -> list[Candidate]:
         return [Candidate(name=self.variant, program=self.program), *self.alternatives]
@@ -57,7 +70,7 @@ class ProgramPlan(Frozen):
 
 class Unrunnable(ValueError):
     """A record that is well formed but cannot be run as released: the audit gives it a row with this
-    cause and reason (issue 15: never a refusal without a row)."""
+    cause and reason: a well-formed record is never refused without a row."""
 
     def __init__(self, cause: str, reason: str) -> None:
         super().__init__(reason)
@@ -157,6 +170,9 @@ class SubsetSpec:
     # (examples/surge-cruxeval: a JSONL): (file, its location in reports) -> ReleasedRecords, and
     # QuarantinedRecords with file:line and reason. None: SURGE's dataset/<name>.json reader.
     read_records: RecordReader | None = None
+    # How `surge audit --errata` writes a corrected file of the subset's own format (each audited item by
+    # its index in the file, with its status). None: SURGE's JSON list (pipeline/audit/errata.py).
+    write_corrected: DatasetWriter | None = None
     # The metric is an equality (1: the same value, 0: not), not a similarity: the audit then classes a
     # label whose text differs from our output but which the metric scores 1 as reproduced, and says so
     # (CRUXEval: 'a' and "a" are one literal). A similarity's 1 can hide a real difference (Jaccard of

@@ -1,6 +1,6 @@
 """sc, tc: a ```code``` block and a ```command``` block -> a Python script and its argument vector.
 
-The released command is the argv joined with spaces, mostly without quotes (issue 15): a value such as
+The released command is the argv joined with spaces, mostly without quotes: a value such as
 the matrix `87 19 45 ;71 88 25` was one argument when the label was made, and `shlex.split` makes six of
 it, which argparse then rejects (`unrecognized arguments`). So the argv is rebuilt from the script's own
 parser: its option strings and how many values each takes (`nargs`, `action`), read from the source with

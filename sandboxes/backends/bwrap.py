@@ -191,7 +191,7 @@ class WarmRunners:
     """Runners that outlive their backend, for the next backend of this process with the same start.
 
     A job opens one backend per batch, and each batch started its runner afresh: bwrap, then the runner's
-    Python, ~32 ms of a core per batch, plus ~8 ms to close it (issue 10). Nothing passes from one batch
+    Python, ~32 ms of a core per batch, plus ~8 ms to close it. Nothing passes from one batch
     to the next that would not pass between two programs of one batch: every job resets /app and /tmp,
     and every phase ends with the sandbox uid's processes killed. At most ``KEEP`` idle runners are kept
     (the oldest closes first), so a process that opens many backends holds few uids.

@@ -49,7 +49,7 @@ from sandboxes.core import (
 )
 from sandboxes.inner.protocol import Job, JobResult, Phase
 from sandboxes.jobs import encode_job
-from sandboxes.languages import spec_for
+from sandboxes.languages import spec_for, version_flag
 from sandboxes.spawn_helper import is_static, spawn_helper
 
 # -- images ------------------------------------------------------------------------------------------
@@ -483,10 +483,9 @@ class ImagePlace:
         self.launcher.release(runner, broken)
 
     def probe(self, tool: str) -> str | None:
-        flag = "-version" if tool in ("java", "javac") else "--version"
         phase: Phase = {
             "name": "probe",
-            "argv": [tool, flag],
+            "argv": [tool, version_flag(tool)],
             "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"},
             "limits": {"cpu_s": 20, "wall_s": 30, "memory_mib": 2048, "processes": 64},
         }

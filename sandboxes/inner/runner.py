@@ -118,6 +118,11 @@ OOM_MARKERS = (
     "Out of memory",
     "OutOfMemoryException",
     "Cannot allocate memory",
+    "not enough memory",  # Lua
+    "failed to allocate memory",  # Ruby's NoMemoryError
+    "cannot allocate vector of size",  # R
+    "out of memory",  # Racket CS, which then aborts (SIGABRT)
+    "alloc: cannot allocate",  # bash (its xmalloc and xrealloc)
 )
 MEMORY_NEAR_LIMIT_FRACTION = 0.9
 # How far below its limit the CPU time of a run that RLIMIT_CPU ended may read (see reached_cpu_limit),

@@ -8,11 +8,35 @@ registered later (a test's throwaway one) is seen everywhere.
 
 from __future__ import annotations
 
+import os
+
 from pipeline.errors import ConfigurationError
 from pipeline.plugins import Registry
 from pipeline.records import ExecutionSetting, Language, Program
-from sandboxes.languages import c, cpp, csharp, java, javascript, julia, lean4, python, rust
-from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec
+from sandboxes.languages import (
+    bash,
+    c,
+    cpp,
+    csharp,
+    d,
+    go,
+    java,
+    javascript,
+    julia,
+    lean4,
+    lua,
+    perl,
+    php,
+    python,
+    r,
+    racket,
+    ruby,
+    rust,
+    scala,
+    swift,
+    typescript,
+)
+from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, tool_family
 
 REGISTRY: dict[Language, LanguageSpec] = {
     spec.language: spec
@@ -24,7 +48,19 @@ REGISTRY: dict[Language, LanguageSpec] = {
         rust.SPEC,
         python.SPEC,
         javascript.SPEC,
+        typescript.SPEC,
+        d.SPEC,
+        go.SPEC,
+        scala.SPEC,
+        swift.SPEC,
         julia.SPEC,
+        lua.SPEC,
+        php.SPEC,
+        perl.SPEC,
+        r.SPEC,
+        ruby.SPEC,
+        racket.SPEC,
+        bash.SPEC,
         lean4.SPEC,
     )
 }
@@ -47,6 +83,7 @@ __all__ = [
     "setting_refusal",
     "setup_packages",
     "spec_for",
+    "version_flag",
 ]
 
 
@@ -110,6 +147,17 @@ def setup_packages() -> tuple[str, ...]:
 def image_families() -> tuple[str, ...]:
     """The Docker image families (dockerfiles/<family>/), in registry order."""
     return tuple(dict.fromkeys(spec.image_family for spec in REGISTRY.values()))
+
+
+def version_flag(tool: str) -> str:
+    """The argument that makes `tool` print its version line: its spec's ``version_flags`` (by the
+    executable's name, so a profile's path or versioned name finds it too), else ``--version``."""
+    name = os.path.basename(tool)
+    for spec in REGISTRY.values():
+        for candidate in (name, tool_family(name)):
+            if candidate in spec.version_flags:
+                return spec.version_flags[candidate]
+    return "--version"
 
 
 def _known() -> str:

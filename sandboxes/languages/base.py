@@ -18,6 +18,11 @@ WORKDIR = "/app"
 _VERSION_SUFFIX = re.compile(r"-\d+(?:\.\d+)*$")
 
 
+def tool_family(tool: str) -> str:
+    """The family of a versioned tool ("clang++-19" -> "clang++", "gdc-12" -> "gdc"); others as they are."""
+    return _VERSION_SUFFIX.sub("", tool)
+
+
 @dataclass(frozen=True)
 class AcceptedSettings:
     """Which parts of an ExecutionSetting a language's toolchain takes: a setting is a fact of a toolchain.
@@ -39,7 +44,7 @@ class AcceptedSettings:
         return cls(compilers, standards, optimization=True, extra_flags=True, relative_sources=True)
 
     def takes_compiler(self, compiler: str) -> bool:
-        return _VERSION_SUFFIX.sub("", compiler) in self.compilers
+        return tool_family(compiler) in self.compilers
 
     def refusal(self, setting: ExecutionSetting, name: str) -> str | None:
         """Why language `name` cannot take `setting`, or None when it can."""
@@ -98,6 +103,12 @@ class LanguageSpec:
     artifacts: tuple[str, ...] = ()  # globs under /app the compile produces (cached, hashed, shared)
     memory_rlimit: str = "data"  # see sandboxes/inner/runner.py: "data" | "as" | "none"
     run_env: dict[str, str] = field(default_factory=dict)
+    compile_env: dict[str, str] = field(
+        default_factory=dict
+    )  # added to the compile phase's (a profile's wins)
+    # tool -> the argument that makes it print its version, where that is not `--version` (`go version`,
+    # `javac -version`): the version line keys the compile cache and is recorded with every run
+    version_flags: dict[str, str] = field(default_factory=dict)
     heap_flag: str | None = None  # e.g. "-Xmx{}m": a managed heap sized to half the run's memory limit
     self_test: str = ""  # a tiny program printing SELF_TEST_OUTPUT (tests run every installed language)
     settings: AcceptedSettings = AcceptedSettings()  # which settings its toolchain takes (default: none)

@@ -85,6 +85,7 @@ SPEC = JavaSpec(
     apt_packages={"javac": "default-jdk-headless", "java": "default-jre-headless"},
     artifacts=("*.class",),
     heap_flag="-Xmx{}m",
+    version_flags={"javac": "-version", "java": "-version"},
     settings=AcceptedSettings(compilers=("javac",), extra_flags=True),  # compile_argv passes no -O or -std
     self_test=(
         "public class Main {\n"

@@ -7,6 +7,7 @@ python3 (``-m`` would import the packages above it):
 
     python3 sandboxes/languages/manifest.py packages    Debian packages `make setup` installs
     python3 sandboxes/languages/manifest.py families    Docker image families `make images` builds
+    python3 sandboxes/languages/manifest.py tools FAMILY the tools an image of that family must hold
 
 tests/sandboxes/test_manifest.py checks that these lists equal the ones the imported registry derives.
 """
@@ -71,10 +72,22 @@ def image_families(root: Path = HERE) -> list[str]:
     return list(dict.fromkeys(spec["image_family"] for spec in specs.values()))
 
 
+def image_tools(family: str, root: Path = HERE) -> list[str]:
+    """The compilers and runtimes the languages of an image family run (each spec's ``default_tool`` and
+    ``run_tool``): the shared recipe checks its image holds every one."""
+    specs = [spec_fields(m, root) for m in registered_modules(root)]
+    mine = [spec for spec in specs if spec.get("image_family") == family]
+    tools = [spec.get(field) for spec in mine for field in ("default_tool", "run_tool")]
+    return list(dict.fromkeys(tool for tool in tools if tool))
+
+
 def main(argv: list[str]) -> int:
     lists = {"packages": setup_packages, "families": image_families}
+    if len(argv) == 2 and argv[0] == "tools":
+        print(" ".join(image_tools(argv[1])))
+        return 0
     if len(argv) != 1 or argv[0] not in lists:
-        print(f"usage: python3 {Path(__file__).name} {{{'|'.join(lists)}}}", file=sys.stderr)
+        print(f"usage: python3 {Path(__file__).name} {{{'|'.join(lists)}}} | tools FAMILY", file=sys.stderr)
         return 2
     print(" ".join(lists[argv[0]]()))
     return 0

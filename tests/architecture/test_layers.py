@@ -44,7 +44,7 @@ def layer_of(module: str) -> int:
     top = module.split(".")[0]
     # The language registry is shared vocabulary, not an adapter: its specs are pure data and argv
     # building over pipeline.records, read by sources (upstream aliases), stages (fence tags, comment
-    # syntax) and sandboxes alike, so a new language is one file and one registry line (issue 11).
+    # syntax) and sandboxes alike, so a new language is one file and one registry line.
     if module in CORE_MODULES or module == "sandboxes.languages" or module.startswith("sandboxes.languages."):
         return CORE
     if top in ("sources", "sandboxes"):

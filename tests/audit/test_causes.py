@@ -1,4 +1,4 @@
-"""Named causes (issue 15): each detector on the evidence that shows it, and the order classify asks them."""
+"""Named causes: each detector on the evidence that shows it, and the order classify asks them."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ def test_every_sample_subset_converts(released: Path) -> None:
 
 
 def test_the_file_names_the_subset_not_the_category_number(released: Path) -> None:
-    # cl records share category 1 with ml; a cl record without `difficulty` stays cl (one reader, issue 11)
+    # cl records share category 1 with ml; a cl record without `difficulty` stays cl (one reader)
     assert {r.subset for r in _records(released / "cl.json")} == {"cl"}
     assert {r.subset for r in _records(released / "ml.json")} == {"ml"}
     raw = json.loads((released / "cl.json").read_text())[0]

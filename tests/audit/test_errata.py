@@ -53,7 +53,12 @@ def test_errata_corrected_dataset_and_score_moves(
     corrected[1]["gt"] = corrected[1].pop("corrections")["released"]
     assert json.dumps(corrected, indent=4, ensure_ascii=True).encode() == (release / "cl.json").read_bytes()
     note = (errata / "cl.md").read_text()
-    assert note.startswith("# Errata of SURGE's cl") and "cl.json[1] | mismatch | yes | " in note
+    assert note.startswith("# Errata of cl") and "cl.json[1] | mismatch | yes | " in note
+    # every audited label has a status; errata.jsonl holds the ones not kept
+    items = [json.loads(line) for line in (errata / "items.jsonl").read_text().splitlines()]
+    statuses = {(e["subset"], e["index"]): e["status"] for e in items}
+    assert statuses["cl", 1] == "corrected" and statuses["cl", 0] == "kept"
+    assert {e["status"] for e in entries} <= {"corrected", "flagged"} and len(items) > len(entries)
 
     predictions = tmp_path / "p.jsonl"
     predictions.write_text(json.dumps({"subset": "cl", "index": 1, "prediction": RIGHT}) + "\n")

@@ -61,7 +61,7 @@ def test_summary_counts_per_subset_and_refusals() -> None:
     cl = summary["by_subset"]["cl"]
     assert cl["counts"] == {"reproduced_exact": 2, "mismatch": 2}  # per run: 2 labels x 2 profiles
     assert cl["mean_score"] == 0.5
-    # each label once, by its best class over the profiles (issue 15)
+    # each label once, by its best class over the profiles
     assert (cl["labels"], cl["reproduced"], cl["unexplained"], cl["explained"]) == (2, 2, 0, {})
     assert cl["best_profile"] == "old"
     assert summary["by_subset"]["sc"]["refused"] == 1 and summary["by_subset"]["sc"]["labels"] == 1
@@ -199,3 +199,11 @@ def test_html_states_dataset_date_version_and_toolchains(tmp_path) -> None:
         "<b>new</b>: image sha256:feed",
     ):
         assert fact in page
+
+
+def test_every_audit_class_has_words_and_a_colour_in_the_report() -> None:
+    # the HTML report names and colours each class it counts; a class without either crashed `surge audit`
+    from pipeline.audit.report import CLASS_COLOURS, CLASS_WORDS
+
+    classes = sorted(c.value for c in AuditClass)
+    assert sorted(CLASS_WORDS) == classes and sorted(CLASS_COLOURS) == classes

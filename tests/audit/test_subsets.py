@@ -1,4 +1,4 @@
-"""The subset registry and the one reader agree with each other and with the released samples (issue 11)."""
+"""The subset registry and the one reader agree with each other and with the released samples."""
 
 from __future__ import annotations
 

@@ -95,6 +95,22 @@ def test_proofs_are_checked_labelled_and_balanced(
             assert label["errors"][0]["severity"] == "error"
 
 
+def test_a_statement_longer_than_the_provers_context_is_dropped_as_the_provers_failure(
+    stand_in_lean: None, samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path / "store")
+    config = BuildConfig(subset="fl", batch_size=6)
+    # a context of 10 tokens refuses every prompt with HTTP 400, as a real server refuses a longer one
+    with RecordedServer(_prover(samples), context_tokens=10) as server:
+        monkeypatch.setenv("SURGE_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("SURGE_LLM_MODEL", "stand-in-prover")
+        monkeypatch.setenv("SURGE_LLM_CACHE_DIR", str(tmp_path / "llm-cache"))
+        steps.plan_round(store, config, 0, 6)
+        counts = steps.build_batch(store, config, 0)
+    assert counts["dropped"] == 6 and counts["kept"] == 0 and server.refused == 6
+    assert steps.summary(store, config)["drop_reasons"] == {"prover failed": 6}
+
+
 @pytest.mark.slow
 def test_the_offline_default_proves_every_bundled_statement(stand_in_lean: None, tmp_path: Path) -> None:
     """The recorded prover (pipeline/build/recorded/fl.jsonl) answers all six bundled statements."""

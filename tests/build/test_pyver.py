@@ -1,4 +1,4 @@
-"""pyver, the example of a subset beyond SURGE (issue 12.4): one file plus one registry line, built end to
+"""pyver, the example of a subset beyond SURGE: one file plus one registry line, built end to
 end by `surge build pyver`, exported with the generic prompt and audited under each row's own profile."""
 
 from __future__ import annotations

@@ -16,11 +16,17 @@ import subprocess
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from pipeline.records import Language
 from tests.conftest import REPO_ROOT
 
+# The languages whose images `make test` builds and runs. Every other registered language's Docker tests are
+# marked `language_images`: `make test` leaves them out (each image is another minute or more of building,
+# and seven more pushed it past its 25-minute budget) and `make test-languages` runs them.
+CORE_LANGUAGES = frozenset({"c", "cpp", "csharp", "java", "rust", "python", "javascript", "julia", "lean4"})
 MINIMAL_IMAGES = ("surge/cpp:bookworm", "surge/python:bookworm")
 REPRO_IMAGES = ("surge/cpp:bullseye", "surge/python:bullseye")
 FOCAL_IMAGES = ("surge/cpp:focal",)  # built from bullseye and surge/cpp:bookworm (dockerfiles/pins/focal.txt)
@@ -35,6 +41,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(item.fspath).parents:
             item.add_marker(pytest.mark.timeout(BUILD_TIMEOUT_S + 300))
+
+
+def language_marks(language: str) -> tuple[pytest.MarkDecorator, ...]:
+    """The marks of a Docker test of `language`: `language_images` where its image is beyond the core set."""
+    return () if language in CORE_LANGUAGES else (pytest.mark.language_images,)
+
+
+def by_language(languages: list[Language]) -> list[Any]:
+    """Parameters for a test over `languages`, each marked as language_marks says."""
+    return [pytest.param(lang, marks=language_marks(lang), id=lang.value) for lang in languages]
 
 
 def engine_running() -> bool:

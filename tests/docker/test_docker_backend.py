@@ -21,7 +21,7 @@ from pipeline.records import (
 from sandboxes.backends.docker import RUNNER_CAPABILITIES, SANDBOX_UID
 from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT
 from tests.conftest import REPO_ROOT
-from tests.docker.conftest import ensure_image
+from tests.docker.conftest import by_language, ensure_image
 
 PROFILE = EnvironmentProfile(name="default")
 FAST_LIMITS = Limits(run=PhaseLimits(cpu_s=2, wall_s=4, memory_mib=256, processes=32, output_bytes=64 << 10))
@@ -169,7 +169,10 @@ def test_workers_keep_the_order_of_results(surge_images: None, tmp_path: Any) ->
         assert 2 <= backend.launcher.containers_started <= 3  # one per worker (a probe may start its own)
 
 
-@pytest.mark.parametrize("language", [spec.language for spec in REGISTRY.values() if spec.self_test])
+SELF_TESTED = [spec.language for spec in REGISTRY.values() if spec.self_test]
+
+
+@pytest.mark.parametrize("language", by_language(SELF_TESTED))
 def test_every_built_image_passes_its_languages_self_test(docker_backend: Any, language: Language) -> None:
     from sandboxes.backends.docker import image_for
 

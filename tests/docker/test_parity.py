@@ -21,7 +21,7 @@ from pipeline.records import (
     RunResult,
 )
 from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT
-from tests.docker.conftest import ensure_image
+from tests.docker.conftest import by_language, ensure_image
 
 PROFILE = EnvironmentProfile(name="default")
 LIMITS = Limits(run=PhaseLimits(cpu_s=5, wall_s=20, memory_mib=512))
@@ -95,7 +95,10 @@ def test_same_record_on_both_backends(
     assert comparable(on_docker) == comparable(on_bwrap)
 
 
-@pytest.mark.parametrize("language", [spec.language for spec in REGISTRY.values() if spec.self_test])
+SELF_TESTED = [spec.language for spec in REGISTRY.values() if spec.self_test]
+
+
+@pytest.mark.parametrize("language", by_language(SELF_TESTED))
 def test_every_language_both_have_agrees_on_its_self_test(both: tuple[Any, Any], language: Language) -> None:
     from sandboxes.backends.docker import image_for
     from sandboxes.toolchains import find_tool

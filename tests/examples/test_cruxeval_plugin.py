@@ -47,12 +47,23 @@ def test_audit_reproduces_the_bundled_labels_and_classes_an_altered_one_a_mismat
     assert summary["by_subset"]["cruxeval"]["mean_score"] == 1.0
 
     write_lines(tmp_path / "cruxeval.jsonl", altered(bundled_lines()))
-    done = surge(["audit", "cruxeval.jsonl", *audit], site, tmp_path)
+    done = surge(["audit", "cruxeval.jsonl", *audit, "--errata", "errata"], site, tmp_path)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["classes"] == {"reproduced_exact": 19, "mismatch": 1}
     report = (tmp_path / "store" / "audit-report.html").read_text()
     assert f"cruxeval.jsonl:{ALTERED_LINE}" in report and "bcksrutQ" in report
+
+    # the errata is CRUXEval's JSONL again: the altered line corrected with its note, the others as read
+    corrected = (tmp_path / "errata" / "dataset" / "cruxeval.jsonl").read_text().splitlines()
+    read = (tmp_path / "cruxeval.jsonl").read_text().splitlines()
+    changed = [n for n, (mine, theirs) in enumerate(zip(corrected, read, strict=True), 1) if mine != theirs]
+    assert changed == [ALTERED_LINE]
+    fixed = json.loads(corrected[ALTERED_LINE - 1])
+    assert fixed["output"] == bundled_lines()[ALTERED_LINE - 1]["output"]
+    assert fixed["corrections"]["released"] == "'bcksrutQ'" and fixed["corrections"]["status"] == "corrected"
+    errata = [json.loads(line) for line in (tmp_path / "errata" / "errata.jsonl").read_text().splitlines()]
+    assert [(e["location"], e["status"]) for e in errata] == [(f"cruxeval.jsonl:{ALTERED_LINE}", "corrected")]
 
 
 def test_score_takes_predictions_with_the_subsets_metric(site: Path, tmp_path: Path) -> None:

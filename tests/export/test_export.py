@@ -1,7 +1,7 @@
 """Round trips: the released samples re-exported (faithful: byte for byte), and the HF export loaded
 offline with `datasets` giving back the SURGE-format rows.
 
-(b) build -> export -> audit waits for `surge build` (issue 13 leaves it to the build helper): once build
+(b) build -> export -> audit waits for `surge build` (left to the build): once build
 writes DatasetRows, export them with `--format surge` and `surge audit OUT/dataset` under the same profile
 must reproduce every label.
 """

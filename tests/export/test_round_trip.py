@@ -1,4 +1,4 @@
-"""Round trip (b) of issue 13: `surge build` -> `surge export` -> `surge audit` of that export, each
+"""The round trip `surge build` -> `surge export` -> `surge audit` of that export, each
 subset under the profile its build ran (dr: surge-dr, bg: surge-bg, the rest default), reproduces every
 label: the pipeline agrees with itself.
 

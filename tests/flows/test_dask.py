@@ -1,5 +1,5 @@
 """`--dask-address` for real: a Dask scheduler and two workers as separate processes on loopback run the
-batches of `surge run` and `surge audit`; rows and labels equal those of a local run (issue 10)."""
+batches of `surge run` and `surge audit`; rows and labels equal those of a local run."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from pipeline.errors import SandboxUnavailable
 from pipeline.store import Store
 
 BIG_SOURCE_BYTES = 1 << 20
-BIG_STDIN_BYTES = 50_000_000  # issue 10: a 50 MB stdin failed on Prefect's 512 KiB parameter limit
+BIG_STDIN_BYTES = 50_000_000  # a 50 MB stdin failed on Prefect's 512 KiB parameter limit
 
 
 def prefect_runs() -> tuple[list[Any], list[Any]]:

@@ -1,5 +1,5 @@
 """Bad input and bad flags end in one line with the fix and a non-zero exit; nothing finished is lost
-(issue 10, "Edges"). None of these reaches Prefect: they are refused while planning."""
+None of these reaches Prefect: they are refused while planning."""
 
 from __future__ import annotations
 

@@ -73,12 +73,12 @@ def test_language_aliases_and_unknown_names() -> None:
 
 def test_language_is_an_open_string_type_with_interned_constants() -> None:
     assert Language("cpp") is Language.CPP and Language.CPP == "cpp" and Language.CPP.value == "cpp"
-    assert f"{Language.JAVA}" == "java" and Language("go") == "go"  # open: the registry says what is known
+    assert f"{Language.JAVA}" == "java" and Language("cobol") == "cobol"  # open: the registry knows
     program = Program.single(Language.RUST, "fn main() {}")
     assert program.model_dump()["language"] == "rust" and type(program.model_dump()["language"]) is str
     assert Program(**program.model_dump(exclude={"program_id"})).language is Language.RUST
-    with pytest.raises(ValidationError, match="unknown language 'go'"):
-        Program(language="go", files=({"path": "main.go", "content": ""},))
+    with pytest.raises(ValidationError, match="unknown language 'cobol'"):
+        Program(language="cobol", files=({"path": "main.cob", "content": ""},))
 
 
 def test_records_are_frozen_and_reject_unknown_fields() -> None:
@@ -96,7 +96,7 @@ def test_compose_label_protocols() -> None:
     fail = PhaseResult(stderr="e: broken\n", exit_code=1, verdict=Verdict.COMPILE_ERROR)
     run = PhaseResult(stdout="out\n", stderr="err\n", verdict=Verdict.OK)
     assert compose_label(LabelProtocol.STDOUT, warn, run) == "out\n"
-    assert compose_label(LabelProtocol.COMPILE_THEN_RUN, warn, run) == "w: careful\nout\n"
+    assert compose_label(LabelProtocol.COMPILE_THEN_RUN, warn, run) == "w: careful\nout\nerr\n"
     assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, fail, None) == "Compilation Error: e: broken\n"
     assert compose_label(LabelProtocol.COMBINED_WITH_PREFIX, warn, run) == "out\nerr\n"
     checked = PhaseResult(stdout='{"pass": false}', verdict=Verdict.COMPILE_ERROR)

@@ -25,6 +25,7 @@ class Reply:
     match: str | None = None
     prompt_tokens: int = 100
     completion_tokens: int = 50
+    error: dict[str, Any] | None = None  # the error object of a non-200 answer (default: a plain message)
 
 
 def code(language: str, source: str, prose: str = "Here is the program:") -> str:
@@ -90,7 +91,8 @@ class ReplayServer:
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 if reply.status != 200:
-                    self._send(reply.status, {"error": {"message": "scripted error"}}, reply.headers)
+                    error = reply.error or {"message": "scripted error"}
+                    self._send(reply.status, {"error": error}, reply.headers)
                     return
                 self._send(200, _completion(body, reply), reply.headers)
 
@@ -122,6 +124,7 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": reply.content},
+                "logprobs": None,
                 "finish_reason": reply.finish_reason,
             }
         ],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,39 @@ def test_persistent_500_raises_llm_error_with_hint(tmp_path: Path) -> None:
         with pytest.raises(LLMError, match="after 3 attempts") as caught:
             client.chat(HELLO)
     assert "retry later" in caught.value.hint
+
+
+def test_once_a_request_failed_after_its_retries_the_client_sends_nothing_more(tmp_path: Path) -> None:
+    # A server that is down would otherwise cost every remaining item of a run its own retries.
+    with ReplayServer([Reply(status=503)] * 6) as server:
+        client = LLMClient(settings(server, tmp_path, max_retries=1))
+        with pytest.raises(LLMError, match="after 2 attempts"):
+            client.chat(HELLO)
+        with pytest.raises(LLMError, match="after 2 attempts") as again:
+            client.chat([{"role": "user", "content": "another question"}])
+        assert len(server.requests) == 2
+    assert "retry later" in again.value.hint
+
+
+def test_a_timeout_names_the_settings_that_fit_a_slow_model(tmp_path: Path) -> None:
+    with ReplayServer([Reply("late", delay_s=1.0)] * 2) as server:
+        client = LLMClient(settings(server, tmp_path, timeout_s=0.2, max_retries=1))
+        with pytest.raises(LLMError, match="ReadTimeout") as caught:
+            client.chat(HELLO)
+    hint = caught.value.hint
+    assert "SURGE_LLM_TIMEOUT_S (0.2 s)" in hint and "SURGE_LLM_MAX_TOKENS" in hint and "concurrency" in hint
+
+
+def test_a_server_that_is_not_there_is_named_with_its_address(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    client = LLMClient(
+        LLMSettings(base_url=url, model="m", max_retries=1, backoff_base_s=0.01, cache_dir=None)
+    )
+    with pytest.raises(LLMError, match="ConnectError") as caught:
+        client.chat(HELLO)
+    assert f"nothing answers at {url}: start the server" in caught.value.hint
 
 
 def test_401_is_not_retried_and_names_the_key(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.records import Program, ProgramFile, RunResult, Verdict
+from sandboxes.languages import spec_for
 from tests.sandboxes.conftest import SMALL_LIMITS, host_processes_matching, run_one, sandbox_uid_processes
 
 PROGRAMS = Path(__file__).resolve().parent.parent / "programs"
@@ -27,11 +28,15 @@ def load(case: Path) -> tuple[Program, dict]:
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
 def test_hostile_program_is_contained(backend: object, case: Path) -> None:
     program, meta = load(case)
-    run_limits = SMALL_LIMITS.run.model_copy(update={"wall_s": meta.get("wall_s", SMALL_LIMITS.run.wall_s)})
+    limits = {name: meta[name] for name in ("cpu_s", "wall_s") if name in meta}
+    run_limits = SMALL_LIMITS.run.model_copy(update=limits)
     result = run_one(backend, program, limits=SMALL_LIMITS.model_copy(update={"run": run_limits}))
+    if result.verdict is Verdict.TOOLCHAIN_MISSING and not spec_for(program.language).setup_packages:
+        pytest.skip(result.run.detail)  # names the tool: one `make setup` cannot install (Swift on Debian 12)
     assert result.verdict.value in meta["expected"], (result.verdict, result.run, result.compile)
-    if "stdout" in meta:
-        assert result.run.stdout == meta["stdout"], result.run
+    for stream in ("stdout", "stderr"):
+        if stream in meta:
+            assert getattr(result.run, stream) == meta[stream], result.run
     check = meta.get("host_check")
     if check:
         HOST_CHECKS[check.split(":")[0]](backend, result, check.partition(":")[2])

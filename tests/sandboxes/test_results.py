@@ -39,6 +39,21 @@ def test_runtime_signal_is_a_fact_not_label_text(backend: object) -> None:
     assert result.label == "before\n"
 
 
+def test_a_dr_label_ends_with_what_the_run_wrote_on_stderr(backend: object) -> None:
+    """Three of SURGE's dr labels end with libstdc++'s terminate message: a noexcept function that throws
+    aborts the run, which writes it on stderr after its stdout (and the signal adds no text)."""
+    source = (
+        "#include <cstdio>\nvoid boom() noexcept { throw 1; }\n"
+        'int main(){ std::puts("before"); std::fflush(stdout); boom(); }\n'
+    )
+    result = run_one(backend, Program.single("cpp", source, protocol="compile_then_run"))
+    assert result.verdict is Verdict.SIGNAL and result.run.signal == "SIGABRT"
+    # gcc's -Wterminate warning first (the compile phase), then the run's stdout, then its stderr
+    assert result.label.startswith(result.compile.stderr) and "will always call" in result.compile.stderr
+    ending = "before\nterminate called after throwing an instance of 'int'\n"
+    assert result.label.endswith(ending), result.label
+
+
 def test_determinism_flag(backend: object) -> None:
     stable = run_one(backend, Program.single("python", "print(sum(range(10)))"), repeats=3)
     assert stable.repeats == 3 and stable.distinct_outputs == 1 and stable.deterministic

@@ -31,8 +31,8 @@ TOKENS_PER_ANSWER = (10, 5)  # prompt, completion: what the stand-in reports for
 class StandIn(RecordedServer):
     """Answers each question from a table; blocks on one question until released, when told to."""
 
-    def __init__(self, answers: dict[str, str], hold: str | None = None) -> None:
-        super().__init__([])
+    def __init__(self, answers: dict[str, str], hold: str | None = None, context_tokens: int = 0) -> None:
+        super().__init__([], context_tokens=context_tokens)
         self.answers = answers
         self.asked: dict[str, int] = {}
         self.bodies: list[dict[str, Any]] = []
@@ -219,6 +219,29 @@ def test_a_failing_endpoint_is_a_failure_of_ours_and_keeps_the_finished(
     assert code == 1
     assert len(err) == 1 and "the endpoint failed" in err[0] and "(fix: " in err[0]
     assert [line["index"] for line in lines(output)] == [0, 1]
+
+
+def test_a_prompt_longer_than_the_models_context_is_its_failure_kept_as_its_answer(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "predictions.jsonl"
+    questions = [record.question for record in records(dataset)]
+    # About 115, 215 and 320 tokens at four characters a token: the context refuses item 2's prompt with
+    # HTTP 400, as llama-cpp-python, vLLM and OpenAI do.
+    with StandIn(two_right_one_wrong(dataset), context_tokens=300) as server:
+        assert predict(dataset, server, output, "--json") == 0
+        summary = json.loads(capsys.readouterr().out)
+        assert predict(dataset, server, output) == 0  # a rerun asks it no more than the answered ones
+    assert server.refused == 1 and server.asked == {questions[0]: 1, questions[1]: 1}
+    written = {line["index"]: line for line in lines(output)}
+    assert written[2]["finish_reason"] == "context_length_exceeded" and written[2]["prediction"] == ""
+    assert (summary["written"], summary["prompt_too_long"], summary["truncated"]) == (3, 1, 0)
+    # scored as a wrong answer, not left out: without --missing-as-zero a missing item would make it 2 of 2
+    capsys.readouterr()
+    assert main(["score", str(output), "--dataset", str(dataset), "--json"]) == 0
+    scored = json.loads(capsys.readouterr().out)
+    assert scored["coverage"][str(dataset)]["missing"] == 0
+    assert scored["datasets"][str(dataset)]["ml"]["mean"] == pytest.approx(2 / 3, abs=1e-6)
 
 
 def test_no_endpoint_is_refused_with_the_fix(

@@ -54,13 +54,13 @@ def test_debugbench_unknown_language_bad_file_and_missing_fields(tmp_path: Path,
     del records[1]["buggy_code"]
     records[2] = "not a record"
     (benchmark / "python3_double.json").write_text(json.dumps(records))
-    (benchmark / "go_double.json").write_text(json.dumps(records[:1]))
+    (benchmark / "cobol_double.json").write_text(json.dumps(records[:1]))
     (benchmark / "java_triple.json").write_text('[{"slug": "x",')
     items, bad = split(list(get_source("debugbench").read(tmp_path, "c0ffee")))
     assert [item.upstream_locator for item in items] == ["0", "3", "4"]
     assert bad["benchmark/python3_double.json[1]"] == "missing fields: buggy_code"
     assert bad["benchmark/python3_double.json[2]"] == "expected a JSON object, got str"
-    assert bad["benchmark/go_double.json"].startswith("unknown language in shard name")
+    assert bad["benchmark/cobol_double.json"].startswith("unknown language in shard name")
     assert bad["benchmark/java_triple.json"].startswith("malformed JSON")
 
 

@@ -1,4 +1,4 @@
-"""`surge pull` checks out only the paths a source reads (issue 10): a mirror lacking the other blobs (a
+"""`surge pull` checks out only the paths a source reads: a mirror lacking the other blobs (a
 partial copy, as organisations keep them) still pulls, large files elsewhere are never fetched, and the
 pinned commit is still verified."""
 

@@ -2,27 +2,27 @@
 tests/standin/upstreams.py composed, reporting token counts (about four characters a token, as an
 endpoint would report real ones) so budgets and costs are exercised, with an optional answer latency.
 
-    python -m tests.standin.server OUT/responses.jsonl [--port 8000] [--latency-s 0.05]
+    python -m tests.standin.server OUT/responses.jsonl [--port 8000] [--latency-s 0.05] [--context-tokens N]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.llm.replay_server import RecordedServer, load_recorded
+from pipeline.llm.replay_server import CHARS_PER_TOKEN, RecordedServer, load_recorded, prompt_tokens
 
-CHARS_PER_TOKEN = 4
 MODEL = "standin-composer"
 
 
 class StandInServer(RecordedServer):
-    def __init__(self, responses: Path, latency_s: float = 0.0, port: int = 0) -> None:
-        super().__init__(load_recorded(responses), port)
+    def __init__(
+        self, responses: Path, latency_s: float = 0.0, port: int = 0, context_tokens: int = 0
+    ) -> None:
+        super().__init__(load_recorded(responses), port, context_tokens)
         self.latency_s = latency_s
         self.answered = 0
         self._count = threading.Lock()
@@ -36,7 +36,7 @@ class StandInServer(RecordedServer):
         return found
 
     def usage(self, body: dict[str, Any], content: str) -> dict[str, int]:
-        prompt = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // CHARS_PER_TOKEN
+        prompt = prompt_tokens(body)
         completion = len(content) // CHARS_PER_TOKEN
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
@@ -46,8 +46,9 @@ def main() -> None:
     parser.add_argument("responses", type=Path)
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--latency-s", type=float, default=0.0)
+    parser.add_argument("--context-tokens", type=int, default=0, help="refuse longer prompts (0: none)")
     args = parser.parse_args()
-    with StandInServer(args.responses, args.latency_s, args.port) as server:
+    with StandInServer(args.responses, args.latency_s, args.port, args.context_tokens) as server:
         print(f"SURGE_LLM_BASE_URL={server.base_url} SURGE_LLM_MODEL={MODEL}", flush=True)
         threading.Event().wait()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pipeline.records import LabelProtocol, Language
 from pipeline.scoring.metrics import fixed
 from pipeline.subsets.base import ConstructionMethod, SubsetSpec
+from surge_cruxeval.errata import write_corrected
 from surge_cruxeval.prompts import FEW_SHOT_EXAMPLES
 from surge_cruxeval.records import CATEGORY, SUBSET, read_records
 from surge_cruxeval.scoring import literal_equal, score_prediction, to_program
@@ -32,4 +33,5 @@ SPEC = SubsetSpec(
     language=Language.PYTHON,
     upstream_release=False,
     read_records=read_records,
+    write_corrected=write_corrected,
 )

@@ -1,0 +1,63 @@
+"""A self-checking label's class: the check's verdict under its harness's convention, and whether the
+check could have failed at all (its mutant's verdict).
+
+A check that passes is reproduced only when its mutant (the program with its expected value altered) fails
+its check: then the check distinguishes right from wrong. A mutant that passes too makes the label
+``vacuous_check`` (both runs the evidence): the harness cannot fail (Java's ``assert`` without ``-ea``, C#'s
+``Debug.Assert`` without ``DEBUG``, D's ``unittest`` blocks compiled without unittests) or the comparison
+cannot (a loose equality, a check of a value against itself). A check that does not hold contradicts the
+label; a tool or library missing here is ours and says nothing of the label.
+"""
+
+from __future__ import annotations
+
+from pipeline.audit.classify import Classification
+from pipeline.audit.rows import AuditClass, Conversion
+from pipeline.records import RunResult
+from pipeline.subsets.checks import CheckConvention, CheckOutcome, CheckStatus, check_outcome
+
+LABEL_OF_CLASS = {
+    CheckStatus.NOT_RUN: AuditClass.NOT_RUN,
+    CheckStatus.MISSING_DEPENDENCY: AuditClass.MISSING_DEPENDENCY,
+    CheckStatus.TIMED_OUT: AuditClass.TIMEOUT,
+    CheckStatus.RESOURCE_LIMIT: AuditClass.RESOURCE_LIMIT,
+}
+
+
+def classify_check(
+    conversion: Conversion, convention: CheckConvention, result: RunResult, mutant: RunResult | None
+) -> tuple[Classification, CheckOutcome]:
+    """The class of a self-check's label from its run and its mutant's run (None: no mutant)."""
+    outcome = check_outcome(convention, result)
+    if outcome.status in LABEL_OF_CLASS:
+        reason = f"{outcome.status.value}: {outcome.message}" if outcome.message else outcome.status.value
+        return Classification(audit_class=LABEL_OF_CLASS[outcome.status], reason=reason), outcome
+    if result.distinct_outputs > 1:
+        varied = ", ".join(result.varied) or "the output"
+        reason = f"the check's runs disagreed: {result.distinct_outputs} outcomes in {result.repeats} runs "
+        reason += f"({varied} varied; the first: {outcome.label})"
+        return Classification(audit_class=AuditClass.NON_DETERMINISTIC, reason=reason), outcome
+    if outcome.status is not CheckStatus.PASSED:
+        said = f"the check does not hold here: {outcome.label}"
+        return Classification(audit_class=AuditClass.MISMATCH, reason=said, evidence=said), outcome
+    return vacuity(conversion, convention, result, mutant), outcome
+
+
+def vacuity(
+    conversion: Conversion, convention: CheckConvention, result: RunResult, mutant: RunResult | None
+) -> Classification:
+    """A passing check: reproduced if its mutant fails, vacuous if its mutant passes too."""
+    altered = conversion.plan.mutation
+    if mutant is None:
+        reason = f"the check passed; whether it can fail is untested: no mutant ({altered or 'none derived'})"
+        return Classification(audit_class=AuditClass.EXACT, reason=reason)
+    probed = check_outcome(convention, mutant)
+    evidence = f"check (run {result.run_id}): passed\nmutant, {altered} (run {mutant.run_id}): {probed.label}"
+    if probed.status is CheckStatus.ASSERTION_FAILED:
+        reason = f"the check passed, and its mutant ({altered}) failed it"
+        return Classification(audit_class=AuditClass.EXACT, reason=reason, evidence=evidence)
+    if probed.status is CheckStatus.PASSED:
+        reason = f"the check passes whatever it expects: its mutant ({altered}) passed too"
+        return Classification(audit_class=AuditClass.VACUOUS_CHECK, reason=reason, evidence=evidence)
+    reason = f"the check passed; whether it can fail is untested: its mutant ended {probed.label}"
+    return Classification(audit_class=AuditClass.EXACT, reason=reason[:600], evidence=evidence)

@@ -1,0 +1,23 @@
+from pipeline.records import Language
+from sandboxes.languages.base import LanguageSpec
+
+# Test::Deep (libtest-deep-perl) is the module CRUXEval-X's Perl programs compare results with.
+SPEC = LanguageSpec(
+    language=Language("perl"),
+    display_name="Perl",
+    aliases=("pl", "perl5"),
+    refactor_file="main.pl",
+    entry_hint="top-level code",
+    fence_tags=("perl", "pl"),
+    line_comments=("#",),
+    block_comments=(("=pod", "=cut"), ("=begin", "=cut")),  # POD, the comment blocks Perl skips
+    setup_packages=("perl", "libtest-deep-perl"),
+    image_family="perl",
+    image_packages={"bookworm": ("perl", "libtest-deep-perl")},
+    image_suite="bookworm",  # no SURGE label is in Perl: no older suite to match, every profile runs it
+    source_name="test.pl",
+    extensions=(".pl",),
+    default_tool="perl",
+    apt_packages={"perl": "perl"},
+    self_test='print "surge self-test\\n";\n',
+)

@@ -1,0 +1,7 @@
+__gshared ulong count;
+
+void main() {
+    while (true) {
+        count++;
+    }
+}

@@ -1,0 +1,9 @@
+package main
+
+var count uint64
+
+func main() {
+	for {
+		count++
+	}
+}

@@ -1,0 +1,4 @@
+var count: UInt64 = 0
+while true {
+    count &+= 1
+}

@@ -1,0 +1,4 @@
+let count: number = 0;
+while (true) {
+  count++;
+}

@@ -1,0 +1,4 @@
+local line = string.rep("spam ", 100)
+while true do
+    print(line)
+end

