@@ -35,7 +35,11 @@ def test_build_draws_a_live_bar_on_a_terminal_and_its_json_is_the_same_bytes_in_
     rows = [int(kept) for _, _, kept, _, _ in shown]
     assert rows == sorted(rows) and {1, 2, 3, 4} <= set(rows), shown  # the count rose, one row at a time
     assert shown[-1][:3] == ("4", "4", "4") and shown[-1][4] == "0 s", shown
-    assert int(shown[0][3]) < int(shown[-1][3]), shown  # the clock advanced
+    # The clock never runs back. Whether it ticks between draws depends on the machine: a warm one builds
+    # the four items within one second of the first draw, so that is tested with a clock of the test's own
+    # (tests/flows/test_progress.py, the clock runs and the ETA falls between batches).
+    clock = [int(elapsed) for _, _, _, elapsed, _ in shown]
+    assert clock == sorted(clock), shown
     assert "unknown" in {eta for *_, eta in shown}, shown  # no ETA before the first item's outcome
 
     code, piped_out, piped = run_on_terminals(BUILD, tmp_path / "pipe", stdout_tty=False, stderr_tty=False)
