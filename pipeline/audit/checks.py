@@ -16,7 +16,7 @@ from pipeline.audit.rows import AuditClass, Conversion
 from pipeline.records import RunResult
 from pipeline.subsets.checks import CheckConvention, CheckOutcome, CheckStatus, check_outcome
 
-LABEL_OF_CLASS = {
+CLASS_OF_STATUS = {
     CheckStatus.NOT_RUN: AuditClass.NOT_RUN,
     CheckStatus.MISSING_DEPENDENCY: AuditClass.MISSING_DEPENDENCY,
     CheckStatus.TIMED_OUT: AuditClass.TIMEOUT,
@@ -29,9 +29,9 @@ def classify_check(
 ) -> tuple[Classification, CheckOutcome]:
     """The class of a self-check's label from its run and its mutant's run (None: no mutant)."""
     outcome = check_outcome(convention, result)
-    if outcome.status in LABEL_OF_CLASS:
+    if outcome.status in CLASS_OF_STATUS:
         reason = f"{outcome.status.value}: {outcome.message}" if outcome.message else outcome.status.value
-        return Classification(audit_class=LABEL_OF_CLASS[outcome.status], reason=reason), outcome
+        return Classification(audit_class=CLASS_OF_STATUS[outcome.status], reason=reason), outcome
     if result.distinct_outputs > 1:
         varied = ", ".join(result.varied) or "the output"
         reason = f"the check's runs disagreed: {result.distinct_outputs} outcomes in {result.repeats} runs "

@@ -184,14 +184,9 @@ def as_released(ours: str, released: str) -> str:
 
 
 def correction_note(erratum: Erratum) -> dict[str, Any]:
-    return {
-        "field": "gt",
-        "released": erratum.released_label,
-        "class": erratum.audit_class,
-        "reason": erratum.reason,
-        "environment": erratum.environment,
-        "by": "surge audit",
-    }
+    """The released label beside the erratum's own note (its status is implied: corrected)."""
+    note = {key: value for key, value in erratum.note().items() if key != "status"}
+    return {"field": "gt", "released": erratum.released_label, **note}
 
 
 def subset_summary(subset: str, items: list[Erratum]) -> str:

@@ -82,11 +82,6 @@ class CheckOutcome(Frozen):
         """The outcome as a label: ``passed``, or the status and its message (``assertion_failed: ...``)."""
         return self.status.value + (f": {self.message}" if self.message else "")
 
-    @property
-    def ours(self) -> bool:
-        """Our failure (a tool or library missing here), which says nothing of the program."""
-        return self.status in (CheckStatus.NOT_RUN, CheckStatus.MISSING_DEPENDENCY)
-
 
 def check_outcome(convention: CheckConvention, result: RunResult) -> CheckOutcome:
     """The check's verdict from the facts of one run, read through its harness's convention."""
