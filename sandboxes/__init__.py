@@ -12,21 +12,16 @@ from typing import TYPE_CHECKING
 from sandboxes.backends.registry import DEFAULT_BACKEND, spec_for
 
 if TYPE_CHECKING:
-    from sandboxes.backends.base import Backend
+    from sandboxes.backends.sandbox import Sandbox
 
 
-def open_backend(name: str = DEFAULT_BACKEND, *, unsafe: bool = False, workers: int = 1) -> Backend:
-    """Open a backend for one batch.
+def open_backend(name: str = DEFAULT_BACKEND, *, unsafe: bool = False, workers: int = 1) -> Sandbox:
+    """Open a backend for one batch; its language checkers (Lean's proofs) come with it.
 
     name: a registered backend (`sandboxes.backends.registry.names()`), or a name run ids record for one.
     unsafe: allow running without isolation where the backend has such a mode (trusted code only).
     workers: programs run concurrently inside this backend.
     """
-    return _with_lean(spec_for(name).open(unsafe, workers))
+    from sandboxes.backends.sandbox import Sandbox  # with the language registry: when a batch opens
 
-
-def _with_lean(inner: Backend) -> Backend:
-    """lean4 programs are proof checks: they go to the warm REPL pool (sandboxes/lean, docs/lean.md)."""
-    from sandboxes.lean.router import LeanRouted
-
-    return LeanRouted(inner)
+    return Sandbox(spec_for(name).open(unsafe, workers))

@@ -1,10 +1,11 @@
-"""The runner core: compile -> run -> verdict for every sandbox backend, with its caches, written once.
+"""The runner core: compile -> run -> verdict over the in-sandbox runner, with its caches, written once.
 
-A backend (sandboxes/backends/<name>.py) is only a `Launcher`: how the in-sandbox runner
-(sandboxes/inner/runner.py, JSON lines in and out) is started and where its paths are. For each request
-the core asks the launcher for a `Place`: the runners to use, which tools exist there (and their
-versions), the compile cache and the run memo that belong there, and the image digest for provenance.
-Everything else is here:
+A backend is one method (sandboxes/backends/base.py); this is a helper a backend may be built with, as
+bwrap and Docker are: ``RunnerCore(launcher, workers)`` is such a backend. Its launcher says only how the
+in-sandbox runner (sandboxes/inner/runner.py, JSON lines in and out) is started and where its paths are:
+for each request the core asks the launcher for a `Place`, the runners to use, which tools exist there
+(and their versions), the compile cache and the run memo that belong there, and the image digest for
+provenance. Everything else is here:
 
 - a tool the request needs is missing -> ``toolchain_missing``, naming the tool and how to install it;
 - interpreted programs and run instructions are one job of `repeats` runs;
@@ -17,8 +18,8 @@ Everything else is here:
 - the runner's raw statuses become verdicts (`STATUS_VERDICTS`, `compile_verdict`), and the phases a
   RunResult with provenance. The label is not composed here: `RunResult.label` derives it afterwards.
 
-A runner that dies or hangs (`SandboxCrash`) costs its program a ``sandbox_error`` and is replaced; a
-backend never raises for a program's behaviour (sandboxes/backends/base.py).
+A runner that dies or hangs (`SandboxCrash`) costs its program a ``sandbox_error`` and is replaced; the
+core never raises for a program's behaviour (sandboxes/backends/base.py).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pipeline.records import PhaseResult, Provenance, RunRequest, RunResult, Verdict, compare_repeats
 from sandboxes.compile_cache import CompileCache, RunMemo
-from sandboxes.inner.protocol import Job, JobResult
+from sandboxes.inner.protocol import JobResult
 from sandboxes.jobs import Call, Plan, carry_out, failed, plan_request, source_key, sources_used_once
 from sandboxes.languages import WORKDIR, LanguageSpec, spec_for
 from sandboxes.profiles import SANDBOX_HOME, SANDBOX_PATH
@@ -81,15 +82,13 @@ class PathMap:
 
 class Runner(Protocol):
     """A started in-sandbox runner: jobs in, their results out in order (SandboxCrash when it cannot
-    answer). ``call`` is ``send`` then ``receive``."""
+    answer). Its place starts and closes it (``acquire``, ``release``)."""
 
     paths: PathMap
     # May the next job be written while one runs? Only where nothing a program does reaches the next
     # job (bwrap: a reset workspace, the sandbox uid's processes killed after every phase). A Docker
     # container may be contaminated by a program and is then replaced before the next one: no.
     queue_ahead: bool
-
-    def call(self, job: Job, timeout_s: float) -> JobResult: ...
 
     def send(self, line: bytes) -> None:
         """Write one encoded job (``encode_job``)."""
@@ -98,8 +97,6 @@ class Runner(Protocol):
     def receive(self, timeout_s: float) -> JobResult:
         """The next result, in the order the jobs were sent."""
         ...
-
-    def close(self) -> None: ...
 
 
 R = TypeVar("R", bound=Runner)
@@ -141,7 +138,7 @@ L = TypeVar("L", bound=Launcher)
 
 
 class RunnerCore(Generic[L]):
-    """The Backend protocol (sandboxes/backends/base.py) over a launcher; see the module docstring."""
+    """A backend (sandboxes/backends/base.py) over a launcher; see the module docstring."""
 
     def __init__(self, launcher: L, workers: int = 1) -> None:
         self.launcher = launcher

@@ -4,15 +4,17 @@ run made with another one never answers for it.
 A run id must change when the result can change: a new g++ on the host, another Docker image behind the
 same tag. Planning asks here once per (backend, language, setting, profile) and writes the answer into
 ``RunRequest.toolchain_id``. How a backend reads its toolchain is its spec's (``BackendSpec.identity``:
-the host's tool versions for bwrap, the image id for Docker); proofs are the Lean checker's on any backend.
+the host's tool versions for bwrap, the image id for Docker); a language with a checker (Lean's proofs)
+is identified by its checker, on any backend.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pipeline.records import Language, RunRequest
+from pipeline.records import RunRequest
 from sandboxes.backends.registry import Identity, backend_for, spec_for
+from sandboxes.languages import spec_for as language_spec
 
 
 def identify(requests: Iterable[RunRequest], chosen: str, unsafe: bool = False) -> list[RunRequest]:
@@ -28,10 +30,9 @@ def identify(requests: Iterable[RunRequest], chosen: str, unsafe: bool = False) 
             request.setting.setting_id,
             request.profile.profile_id,
         )
-        if key not in known and request.program.language is Language.LEAN4:
-            from sandboxes.lean.backend import lean_identity  # proofs go to the REPL pool on any backend
-
-            known[key] = lean_identity()
+        checker = language_spec(request.program.language).checker
+        if key not in known and checker is not None:
+            known[key] = checker.identity()
         if key not in known:
             if backend not in probes:
                 probes[backend] = spec_for(backend).identity()

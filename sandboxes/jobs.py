@@ -51,6 +51,12 @@ def encode_job(job: Job) -> bytes:
     return json.dumps(job).encode("utf-8") + b"\n"
 
 
+def exchange(runner: Runner, job: Job, timeout_s: float) -> JobResult:
+    """Send one job and wait for its result, with the runner to ourselves."""
+    runner.send(encode_job(job))
+    return runner.receive(timeout_s)
+
+
 @dataclass
 class Call:
     """One runner job that answers one request; ``complete`` turns the job's result into its phases."""
@@ -296,7 +302,7 @@ def compile_then_run(
     build: CompileStep, request: RunRequest, spec: LanguageSpec, place: Place[Any], runner: Runner
 ) -> Phases:
     """Two jobs: compile (into the cache), then run, unless an identical binary already ran."""
-    compiled = build.outcome(runner.call(build.job(), build.timeout_s))
+    compiled = build.outcome(exchange(runner, build.job(), build.timeout_s))
     if compiled[0].verdict is not Verdict.OK:
         return compiled[0], []
     planned = run_binary(request, spec, place, runner, compiled, None)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+from sandboxes.backends.base import Backend
 
 WORKDIR = "/app"
 
@@ -67,6 +69,19 @@ class AcceptedSettings:
         return f"{name} takes {', '.join(values)}" if values else f"{name} takes no {what} setting"
 
 
+class Checker(Protocol):
+    """How a proof language's programs are checked by a tool of their own (Lean's REPL with Mathlib), on
+    whichever backend the batch runs: a backend never sees them."""
+
+    def open(self) -> Backend:
+        """A backend for one batch's programs of the language (it may be ``Closeable``)."""
+        ...
+
+    def identity(self) -> str:
+        """The toolchain identity run ids record for its checks: a new toolchain, new runs."""
+        ...
+
+
 @dataclass(frozen=True)
 class LanguageSpec:
     """Everything about one language; every per-language table elsewhere is derived from these fields.
@@ -112,6 +127,8 @@ class LanguageSpec:
     heap_flag: str | None = None  # e.g. "-Xmx{}m": a managed heap sized to half the run's memory limit
     self_test: str = ""  # a tiny program printing SELF_TEST_OUTPUT (tests run every installed language)
     settings: AcceptedSettings = AcceptedSettings()  # which settings its toolchain takes (default: none)
+    # A proof language's checker: its programs go to it instead of the batch's backend (`Sandbox`).
+    checker: Checker | None = None
 
     @property
     def fence_name(self) -> str:

@@ -1,9 +1,10 @@
 from pipeline.records import Language
 from sandboxes.languages.base import LanguageSpec
+from sandboxes.lean.checker import LEAN_REPL
 
-# The plain `lean` spec (no Mathlib): the self-test and one-off files under bwrap/Docker. SURGE's fl proofs
-# are not run through it: open_backend routes every lean4 request to the warm REPL pool in sandboxes/lean/
-# (docs/lean.md), whose label is the REPL's JSON in SURGE's fl format.
+# SURGE's fl proofs are checked, not run: every batch's lean4 requests go to the checker, a warm REPL pool
+# with Mathlib (sandboxes/lean/, docs/lean.md), whose label is the REPL's JSON in SURGE's fl format. The
+# plain `lean` fields below (no Mathlib) serve a backend's own runs: the self-test and one-off files.
 SPEC = LanguageSpec(
     language=Language.LEAN4,
     display_name="Lean 4",
@@ -27,4 +28,5 @@ SPEC = LanguageSpec(
     },
     memory_rlimit="none",
     self_test='def main : IO Unit := IO.println "surge self-test"\n#eval main\n',
+    checker=LEAN_REPL,
 )

@@ -4,11 +4,7 @@
     protocol.py  one REPL process: JSON commands and responses, deadline, output cap, RLIMIT_AS
     pool.py      warm REPLs per header: reuse, start, evict, wait, retire, kill on failure
     result.py    REPL messages -> SURGE's fl label; the axiom audit
-    backend.py   LeanBackend (the Backend protocol) -> RunResult
-    router.py    lean4 requests of any batch go to LeanBackend
-See docs/lean.md.
+    backend.py   LeanBackend (the one method of a backend, over the pool) -> RunResult
+    checker.py   the lean4 language spec's checker: every batch's proofs go to LeanBackend
+See docs/lean.md. Importing the package imports nothing: the language registry reaches checker.py.
 """
-
-from sandboxes.lean.settings import LeanSettings
-
-__all__ = ["LeanSettings"]

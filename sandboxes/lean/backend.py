@@ -1,6 +1,7 @@
-"""LeanBackend: the Backend protocol (sandboxes/backends/base.py) for lean4 programs, over the warm pool.
+"""LeanBackend: the one method of a backend (sandboxes/backends/base.py) for proofs, over the warm pool.
 
-Each lean4 request becomes one proof check; its RunResult has one phase (`compile`: Lean elaborates,
+The lean4 language spec's checker (checker.py) opens it for every batch with proofs, whatever the batch's
+backend. Each request becomes one proof check; its RunResult has one phase (`compile`: Lean elaborates,
 nothing runs), the label (protocol `proof_check`) is SURGE's fl JSON, and the phase's `detail` is the
 axiom audit as JSON. What ends a check other than Lean's own answer is a limit or our failure, never the
 proof's verdict:
@@ -28,7 +29,6 @@ from types import TracebackType
 
 from pipeline.records import (
     LabelProtocol,
-    Language,
     Limits,
     PhaseLimits,
     PhaseResult,
@@ -126,7 +126,7 @@ class LeanBackend:
     def __init__(
         self, settings: LeanSettings | None = None, workers: int | None = None, shared: bool = False
     ) -> None:
-        """shared: use the process-wide pool for these settings (open_backend does), so that batches run
+        """shared: use the process-wide pool for these settings (the checker does), so that batches run
         one after another or side by side share `max_repls` warm REPLs instead of each starting its own."""
         self.settings = settings or LeanSettings()
         self.workers = workers or self.settings.max_repls
@@ -151,11 +151,7 @@ class LeanBackend:
 
     def run_one(self, request: RunRequest) -> RunResult:
         started = datetime.now(UTC)
-        if request.program.language is not Language.LEAN4:
-            phase = _phase(
-                Verdict.SANDBOX_ERROR, f"LeanBackend checks lean4 only, not {request.program.language}"
-            )
-        elif self.missing is not None:
+        if self.missing is not None:
             phase = _phase(Verdict.TOOLCHAIN_MISSING, self.missing)
         else:
             phase = self._check(request)

@@ -47,6 +47,10 @@ def layer_of(module: str) -> int:
     # syntax) and sandboxes alike, so a new language is one file and one registry line.
     if module in CORE_MODULES or module == "sandboxes.languages" or module.startswith("sandboxes.languages."):
         return CORE
+    # A proof language's checker is a field of its spec (lean4's: a warm REPL pool), so the Lean checker
+    # sits with the languages; it reads pipeline.records and nothing above it.
+    if module == "sandboxes.lean" or module.startswith("sandboxes.lean."):
+        return CORE
     if top in ("sources", "sandboxes"):
         return ADAPTERS
     if top == "flows":
@@ -127,6 +131,7 @@ def test_imports_point_down_the_layers() -> None:
         ("sandboxes.backends.registry", CORE),
         ("sandboxes.languages", CORE),
         ("sandboxes.languages.java", CORE),
+        ("sandboxes.lean.backend", CORE),
         ("sandboxes.toolchains", ADAPTERS),
         ("sources.surge_release", ADAPTERS),
         ("pipeline.audit.plan", STAGES),

@@ -33,7 +33,7 @@ def _fl(samples: Path) -> list[Conversion]:
 
 
 def test_fl_labels_are_checked_and_classified(stand_in_lean: None, samples: Path) -> None:
-    from sandboxes.lean.router import LeanRouted
+    from sandboxes.backends.sandbox import Sandbox
 
     passing = _fl(samples)[1]  # released label: {"errors": [], "pass": true, "complete": true}
     failing = passing.model_copy(
@@ -46,16 +46,11 @@ def test_fl_labels_are_checked_and_classified(stand_in_lean: None, samples: Path
     profile = EnvironmentProfile(name="default")
     requests = plan_requests([passing], [profile], Limits(), 1)
 
-    class NoOther:  # every request here is lean4: the router must not need the inner backend
-        name = "none"
-
+    class NoOther:  # every request here is lean4: its checker takes them, never the batch's backend
         def run_batch(self, requests):  # noqa: ANN001, ANN201
-            raise AssertionError("non-Lean request routed to the inner backend")
+            raise AssertionError("a proof reached the batch's backend")
 
-        def close(self) -> None:
-            pass
-
-    with LeanRouted(NoOther()) as backend:  # type: ignore[arg-type]
+    with Sandbox(NoOther()) as backend:
         results = by_answer(backend.run_batch(requests))
     # audited apart: together they would be the same program with two labels (a conflicting duplicate)
     (good,) = audit_rows([passing], [profile], results)

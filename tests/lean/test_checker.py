@@ -1,4 +1,4 @@
-"""open_backend sends lean4 requests to the Lean checker and keeps the batch's order."""
+"""open_backend sends lean4 requests to their language's checker and keeps the batch's order."""
 
 from __future__ import annotations
 
