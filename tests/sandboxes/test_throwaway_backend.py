@@ -1,15 +1,14 @@
-"""A new backend is one launcher module plus one registration: a throwaway one reaches every consumer.
+"""A new backend is one module plus one registration: a throwaway one reaches every consumer.
 
-`toyhost` runs the in-sandbox runner directly on this machine (bwrap's launcher with bubblewrap left out:
-no isolation, trusted programs only) and reads its toolchain identity its own way. Its module is written
-as a file, imported from that file and registered by the fixture, which removes it afterwards; nothing
-else is edited: `--backend` takes it in `surge run` and `surge audit`, run ids and identity record it, its
-batches open it, and `surge doctor` reports it.
+`toyhost` (tests/sandboxes/toyhost.py) is written from scratch: one method, ``run_batch``, running each
+program with `subprocess` in a temporary folder (no isolation, trusted programs only), and a spec that
+reads its toolchain identity its own way. The fixture registers it and removes it afterwards; nothing
+else is edited: `--backend` takes it in `surge run` and `surge audit`, run ids and identity record it,
+its batches open it, Lean's proofs go to their checker beside it, and `surge doctor` reports it.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,64 +24,17 @@ from pipeline.store import Store
 from sandboxes.backends import registry
 from sandboxes.identity import identify
 from sandboxes.profiles import get_profile
+from tests.sandboxes import toyhost as toyhost_module
 
-TOY = "toyhost"
-TOY_BACKEND_FILE = """\
-from pipeline.records import RunRequest, content_id
-from sandboxes.backends.bwrap import BwrapLauncher
-from sandboxes.backends.registry import BackendSpec
-from sandboxes.core import RunnerCore
-
-NAME = "toyhost"
-OPENED: list[int] = []  # the workers of every backend opened, for the test to see
-
-
-class HostLauncher(BwrapLauncher):
-    \"\"\"bwrap's launcher with bubblewrap left out: the runner starts bare, on the host.\"\"\"
-
-    def __init__(self) -> None:
-        super().__init__(unsafe=True)
-        self.bwrap = None
-        self.name = NAME
-
-
-class HostBackend(RunnerCore[HostLauncher]):
-    def __init__(self, workers: int = 1) -> None:
-        super().__init__(HostLauncher(), workers)
-
-
-def open_host(unsafe: bool, workers: int) -> HostBackend:
-    OPENED.append(workers)
-    return HostBackend(workers)
-
-
-def language_identity(request: RunRequest) -> str:
-    return content_id("toyhost", request.program.language)
-
-
-SPEC = BackendSpec(
-    name=NAME,
-    open=open_host,
-    identity=lambda: language_identity,
-    missing=lambda unsafe: None,
-    fix="nothing to install",
-    status=lambda: {"available": True, "summary": "the runner on the host, no isolation"},
-)
-"""
+TOY = toyhost_module.NAME
 
 
 @pytest.fixture
-def toyhost(tmp_path: Path) -> Iterator[ModuleType]:
-    """The toy backend's module, imported from its file and registered for the test only."""
-    path = tmp_path / f"{TOY}.py"
-    path.write_text(TOY_BACKEND_FILE)
-    module_spec = importlib.util.spec_from_file_location(f"surge_test_{TOY}", path)
-    assert module_spec is not None and module_spec.loader is not None
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    registry.register(module.SPEC)
+def toyhost() -> Iterator[ModuleType]:
+    """The toy backend's module, registered for the test only."""
+    registry.register(toyhost_module.SPEC)
     try:
-        yield module
+        yield toyhost_module
     finally:
         registry.unregister(TOY)
 
@@ -144,7 +96,7 @@ def test_surge_audit_runs_on_it(
 
 
 def test_doctor_and_the_errors_name_it(toyhost: ModuleType) -> None:
-    assert backend_statuses()[TOY]["summary"] == "the runner on the host, no isolation"
+    assert backend_statuses()[TOY]["summary"] == "each program in a temporary folder, no isolation"
     registry.check_available({TOY})  # nothing missing: no error
     with pytest.raises(ValueError, match="already registered"):
         registry.register(toyhost.SPEC.__class__(**{**vars(toyhost.SPEC), "fix": "another"}))

@@ -1,27 +1,32 @@
-"""The backend 'relaybox': surge's bubblewrap sandbox under a name of its own.
+"""The backend 'relaybox': surge's bubblewrap sandbox, relayed under a name of its own.
 
-Only the launcher's name differs from bwrap's, so that the name reaches what the runs record
-(provenance, run ids) while every program still runs behind bubblewrap and the seccomp filter.
+A backend is one method: this one hands each batch to bwrap's backend and gives the results its own name,
+so that the name reaches what the runs record (provenance, run ids) while every program still runs
+behind bubblewrap and the seccomp filter.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
+from pipeline.records import RunRequest, RunResult
 from sandboxes.backends import bwrap
 from sandboxes.backends.registry import BackendSpec
-from sandboxes.core import RunnerCore
 
 NAME = "relaybox"
 
 
-class RelayLauncher(bwrap.BwrapLauncher):
-    def __init__(self, unsafe: bool) -> None:
-        super().__init__(unsafe=unsafe)
-        self.name = NAME
-
-
-class RelayBackend(RunnerCore[RelayLauncher]):
+class RelayBackend:
     def __init__(self, unsafe: bool, workers: int) -> None:
-        super().__init__(RelayLauncher(unsafe), workers)
+        self.bwrap = bwrap.BwrapBackend(unsafe=unsafe, workers=workers)
+
+    def run_batch(self, requests: Sequence[RunRequest]) -> Iterator[RunResult]:
+        for result in self.bwrap.run_batch(requests):
+            provenance = result.provenance.model_copy(update={"backend": NAME})
+            yield result.model_copy(update={"provenance": provenance})
+
+    def close(self) -> None:
+        self.bwrap.close()
 
 
 def status() -> dict[str, object]:
