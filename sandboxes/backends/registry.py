@@ -1,16 +1,16 @@
-"""Every sandbox backend by name: one launcher module with a ``SPEC`` each, one line in ``REGISTRY``.
+"""Every sandbox backend by name: one module with a ``SPEC`` each, one line in ``REGISTRY``.
 
 A backend's name is said here and in its own module, nowhere else: the `--backend` choices, the default,
 `open_backend`, the toolchain identity in run ids, the availability checks (`surge run`, `build`, the
 audit's profiles) and `surge doctor` all ask the registry (tests/architecture/test_no_backend_names.py).
 
 Entries are ``"module:attribute"`` references (the form of an entry point), loaded on first use: naming
-the choices while arguments are parsed imports no launcher, and Docker's client only when Docker is asked
+the choices while arguments are parsed imports no backend, and Docker's client only when Docker is asked
 for. A user's package adds a ``BackendSpec`` through the ``surge.backends`` entry points
 (pipeline/plugins.py); ``register`` adds one from code (a test's throwaway backend).
 
 This module is core-layer vocabulary like the language registry (``pipeline.records`` reads the default
-name from it): it reaches the launchers through importlib only.
+name from it): it reaches the backends' modules through importlib only.
 """
 
 from __future__ import annotations
@@ -29,15 +29,20 @@ if TYPE_CHECKING:
 Identity = Callable[["RunRequest"], str]  # a request -> the identity of the toolchain it will use
 
 
+def always_available(unsafe: bool) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class BackendSpec:
-    """Everything the pipeline knows about a backend; the launcher module owns each callable."""
+    """Everything the pipeline knows about a backend; the backend's module owns each callable. Three
+    fields are needed (name, open, identity); the rest have defaults."""
 
     name: str  # what `--backend` takes and what run ids record
     open: Callable[[bool, int], Backend]  # (unsafe, workers) -> a backend for one batch
     identity: Callable[[], Identity]  # once per plan (it may connect to something): a probe per request
-    missing: Callable[[bool], str | None]  # (unsafe) -> why it cannot start here, or None
-    fix: str  # how to make it available, shown with `missing`'s reason
+    missing: Callable[[bool], str | None] = always_available  # (unsafe) -> why it cannot start here
+    fix: str = ""  # how to make it available, shown with `missing`'s reason
     # Runs the profiles whose toolchains live in images (EnvironmentProfile.image); a backend that does
     # not hands those profiles to one that does.
     runs_images: bool = False

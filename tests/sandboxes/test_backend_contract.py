@@ -1,33 +1,27 @@
 """The contract of a backend, checked on every backend alike: its one method, ``run_batch``.
 
-Each test runs on bwrap (built with the runner core), on Docker (the core in containers: only where its
-images are already built, these tests never build them) and on toyhost (tests/sandboxes/toyhost.py,
-written from scratch with `subprocess`). Each batch goes through `Sandbox`, as `open_backend` sends it,
-so a proof goes to its language's checker whichever backend runs the rest. A new backend adds one line to
-``OPENERS`` and passes these; what only a sandbox owes (isolation, hostile programs) is tested in
-test_hostile.py and tests/docker/.
+The tests run on every registered backend, opened as the pipeline opens one (`open_backend`: the backend
+with the languages' checkers beside it), and on toyhost (tests/sandboxes/toyhost.py: written from scratch
+with `subprocess`, registered for this module). A backend added to the registry is tested here without
+an edit; one that cannot start here, or cannot run Python here (Docker without its images: these tests
+never build them), is skipped with its own reason. What only a sandbox owes (isolation, hostile programs)
+is tested in test_hostile.py and tests/docker/.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from pipeline.records import (
-    EnvironmentProfile,
-    Limits,
-    PhaseLimits,
-    Program,
-    RunRequest,
-    RunResult,
-    Verdict,
-)
-from sandboxes.backends.base import Backend
+from pipeline.records import EnvironmentProfile, Limits, PhaseLimits, Program, RunRequest, RunResult, Verdict
+from sandboxes import open_backend
+from sandboxes.backends import registry
 from sandboxes.backends.sandbox import Sandbox
+from sandboxes.compile_cache import CACHE_DIR_ENV
 from sandboxes.lean.backend import close_shared_pools
 from sandboxes.profiles import get_profile
 from tests.conftest import require_tool
@@ -41,43 +35,27 @@ LIMITS = Limits(
 )
 
 
-def open_bwrap(cache: Path) -> Backend:
-    require_tool("bwrap")
-    from sandboxes.backends.bwrap import BwrapBackend
-
-    return BwrapBackend(cache_dir=cache)
-
-
-def open_docker(cache: Path) -> Backend:
-    from tests.docker.conftest import MINIMAL_IMAGES, engine_running, image_present
-
-    if not engine_running() or not all(image_present(tag) for tag in MINIMAL_IMAGES):
-        pytest.skip(
-            f"needs a running Docker engine and the images {', '.join(MINIMAL_IMAGES)} (`make images`)"
-        )
-    from sandboxes.backends.docker import DockerBackend
-
-    return DockerBackend(cache_dir=cache)
-
-
-# name as its results' provenance records it -> how a test opens it
-OPENERS: dict[str, Callable[[Path], Backend]] = {
-    "bwrap": open_bwrap,
-    "docker": open_docker,
-    toyhost.NAME: lambda cache: toyhost.ToyHost(workers=1),
-}
-
-
-@pytest.fixture(scope="module", params=sorted(OPENERS))
-def name(request: pytest.FixtureRequest) -> str:
-    """The backend under test, as its results' provenance records it."""
-    return str(request.param)
+@pytest.fixture(scope="module", params=[*registry.names(), toyhost.NAME])
+def name(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The backend under test, as `--backend` takes it and its results' provenance record it."""
+    if request.param not in registry.names():
+        registry.register(toyhost.SPEC)
+        request.addfinalizer(lambda: registry.unregister(toyhost.NAME))
+    reason = registry.spec_for(request.param).missing(False)
+    if reason is not None:
+        pytest.skip(f"{reason} ({registry.spec_for(request.param).fix})")
+    yield str(request.param)
 
 
 @pytest.fixture(scope="module")
 def sandbox(name: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    with Sandbox(OPENERS[name](tmp_path_factory.mktemp("compile-cache"))) as opened:
-        yield opened
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_DIR_ENV, str(tmp_path_factory.mktemp("compile-cache")))
+        with open_backend(name) as opened:
+            (probe,) = opened.run_batch([python("print(1)")])
+            if probe.verdict is Verdict.TOOLCHAIN_MISSING:
+                pytest.skip(f"{name} cannot run Python here: {probe.run.detail if probe.run else ''}")
+            yield opened
 
 
 def python(source: str, repeats: int = 1, **program: object) -> RunRequest:

@@ -178,7 +178,5 @@ SPEC = BackendSpec(
     name=NAME,
     open=lambda unsafe, workers: ToyHost(workers),
     identity=lambda: language_identity,
-    missing=lambda unsafe: None,
-    fix="nothing to install",
     status=lambda: {"available": True, "summary": "each program in a temporary folder, no isolation"},
 )
