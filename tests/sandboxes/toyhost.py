@@ -132,6 +132,7 @@ def answer(
     request: RunRequest, started: datetime, compiled: PhaseResult | None, runs: list[PhaseResult]
 ) -> RunResult:
     """The result with the provenance this backend adds: its name and the tools' version lines."""
+    verdict: Verdict
     if compiled is not None and compiled.verdict is not Verdict.OK:
         verdict = compiled.verdict
     else:
