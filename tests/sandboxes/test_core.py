@@ -29,7 +29,8 @@ def raw_run(argv: list[str], status: str = "ok", stdout: str = "") -> dict[str, 
 
 class ScriptedRunner:
     """Compiles succeed with one artifact; runs print 'hi'; `crash_on` makes a job fail like a dead runner.
-    Jobs may be queued (``send``) before the previous result is read, as with the real runner."""
+    Jobs may be queued (``send``) before the previous result is read, as with the real runner. It has
+    only what the core's ``Runner`` asks: paths, queue_ahead, send, receive."""
 
     queue_ahead = True
 
@@ -39,11 +40,6 @@ class ScriptedRunner:
         self.results: list[dict[str, Any] | None] = []  # None: the runner died on that job
         self.crash_on = crash_on
         self.unread_at_send: list[int] = []  # results not yet read when each job was written
-        self.closed = False
-
-    def call(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        self.send(json.dumps(job).encode() + b"\n")
-        return self.receive(timeout_s)
 
     def send(self, line: bytes) -> None:
         job = json.loads(line)
@@ -71,9 +67,6 @@ class ScriptedRunner:
                 runs = [raw_run(phase["argv"], stdout=stdout) for _ in range(phase.get("repeat", 1))]
                 phases.append({"name": phase["name"], "runs": runs})
         return {"ok": True, "phases": phases, "artifacts": artifacts}
-
-    def close(self) -> None:
-        self.closed = True
 
 
 class ScriptedLauncher:
