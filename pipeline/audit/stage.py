@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from pipeline.audit.convert import convert_all, load_dataset
 from pipeline.audit.figures import AuditFigures, summarise
@@ -51,6 +50,7 @@ from pipeline.audit.verdicts import (
 )
 from pipeline.records import RunRequest, RunResult
 from pipeline.store import Store
+from sources.surge_release import ReleasedRecord
 
 Executor = Callable[[list[RunRequest], Mapping[str, float]], Executed]
 Final = Callable[[Conversion, list[AuditRow]], bool]
@@ -69,11 +69,11 @@ def run_audit(options: AuditOptions, execute: Executor, *, wave_runs: int | None
     refusals += refused
     chosen = resolve_profiles(options.profiles, options.backend)
     store = Store(options.store)
-    append_new(store.quarantine, [refusal_record(r) for r in refusals])
+    store.quarantine.append_new(refusal_record(r) for r in refusals)
     audit = Audit(options, store, chosen, conversions, execute, wave_runs)
     rows = audit.exhaustive() if options.exhaustive else audit.adaptive()
     rows += unrunnable_rows(unrunnable, chosen.runnable)
-    append_new(audit.table, rows)
+    audit.table.append_new(rows)
     figures = summarise(rows, refusals, chosen.skipped)
     facts = report_facts(options.dataset, audit.results.values(), [p.name for p in chosen.runnable])
     write_report(options.report_path, figures, rows, facts)
@@ -204,7 +204,7 @@ class Audit:
         for row in rows:
             mine[row.record_id].append(row)
         keep = {c.record.record_id for c in finished if final(c, mine[c.record.record_id])}
-        append_new(self.table, [r for r in rows if r.record_id in keep])
+        self.table.append_new(r for r in rows if r.record_id in keep)
 
     def rows(self, conversions: Iterable[Conversion]) -> list[AuditRow]:
         results = by_answer(self.results.values())
@@ -244,7 +244,8 @@ def answers_by_record(pairs: Iterable[Pair]) -> dict[str, set[str]]:
     return dict(waiting)
 
 
-def limit_per_subset(records: list[Any], limit: int | None) -> list[Any]:
+def limit_per_subset(records: list[ReleasedRecord], limit: int | None) -> list[ReleasedRecord]:
+    """The first ``limit`` records of each subset (None: every one)."""
     if limit is None:
         return records
     seen: dict[str, int] = defaultdict(int)
@@ -254,16 +255,3 @@ def limit_per_subset(records: list[Any], limit: int | None) -> list[Any]:
             seen[record.subset] += 1
             kept.append(record)
     return kept
-
-
-def append_new(table: Any, records: list[Any]) -> None:
-    """Append records whose id the table does not hold yet (a rerun adds nothing twice)."""
-    seen = table.existing_ids()
-    fresh = []
-    for record in records:
-        record_id = getattr(record, table.id_field)
-        if record_id not in seen:
-            seen.add(record_id)
-            fresh.append(record)
-    table.append(fresh)
-    table.flush()

@@ -25,7 +25,12 @@ def audit(options: AuditOptions, *, observer: object | None = None) -> AuditSumm
     """Re-execute the dataset the options name and classify every label; the rows go to the store's audit
     table, the HTML report (and the errata, if asked) are written. ``observer`` is accepted for the
     stages' common signature; the audit tells it nothing yet (its progress is the flow's bar)."""
-    return run_audit(options, engine_executor(options))
+    from flows.engine import using_engine
+
+    # One engine for every wave of every round (the caller's, if it opened one): each wave is a job, and
+    # an engine of its own would start Prefect's API again for each.
+    with using_engine():
+        return run_audit(options, engine_executor(options))
 
 
 def engine_executor(options: AuditOptions) -> Executor:

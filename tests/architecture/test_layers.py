@@ -40,6 +40,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     # The audit stage runs its requests through the execution flow, named for Prefect's UI, with the batch
     # orchestration the CLI layer still holds (pipeline/commands/common.py, execute_requests): a stage is
     # a library function that runs flows, and the batches move below the CLI with the other stages.
+    ("pipeline.stages.audit", "flows.engine"): "one engine for the audit's jobs",
     ("pipeline.stages.audit", "flows.naming"): "the audit's job is named for Prefect's UI",
     ("pipeline.stages.audit", "pipeline.commands.common"): "batch orchestration still lives in the CLI layer",
 }

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 import sandboxes
+from flows import engine as flows_engine
+from flows.engine import Engine
 from pipeline import cli
 from pipeline.audit import summary as stage_options
 from pipeline.audit.plan import LimitPolicy
@@ -44,6 +46,24 @@ def test_the_stage_returns_what_the_command_prints_as_json(
     assert cli.main(argv) == 0
     printed = json.loads(capsys.readouterr().out)
     assert json.loads(summary.model_dump_json().replace(str(library), str(command))) == printed
+
+
+def test_every_round_of_the_stage_runs_in_one_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Called from a library, outside any engine: the stage opens one for all its jobs, not one a wave
+    (each would start Prefect's API again)."""
+    current: list[Engine | None] = []
+
+    def rounds(options: AuditOptions, execute: object) -> str:
+        current.append(flows_engine._current.get())
+        return "audited"
+
+    monkeypatch.setattr("pipeline.stages.audit.run_audit", rounds)
+    outside = flows_engine._current.set(None)  # the test session's own engine set aside
+    try:
+        assert audit(AuditOptions(dataset=Path("d"))) == "audited"
+    finally:
+        flows_engine._current.reset(outside)
+    assert len(current) == 1 and isinstance(current[0], Engine)
 
 
 def test_the_limit_flags_become_the_stages_policy() -> None:
