@@ -95,3 +95,14 @@ def test_an_option_out_of_range_is_refused_before_any_work() -> None:
         AuditOptions(dataset=Path("d"), cpu_s=common.MAX_LIMIT_S * 2)
     with pytest.raises(ValidationError, match="repeat"):
         AuditOptions(dataset=Path("d"), repeat=3)  # type: ignore[call-arg]
+
+
+def test_the_python_api_returns_the_stages_summary_with_its_text(
+    fake: FakeBackend, samples: Path, tmp_path: Path
+) -> None:
+    from pipeline import api
+
+    summary = api.audit(dataset=samples / "surge-released" / "cl.json", store=tmp_path, limit=2)
+    assert isinstance(summary, AuditSummary) and summary.ok
+    assert (summary.labels, summary.reproduced) == (2, 2)
+    assert summary.text.splitlines()[0].startswith("subset/language") and "TOTAL cl" in summary.text
