@@ -4,6 +4,7 @@ the HTML report (html.py) and the CLI's text (pipeline/commands/audit.py) render
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
@@ -207,3 +208,80 @@ def group_by(rows: Iterable[AuditRow], key: Callable[[AuditRow], K]) -> dict[K, 
     for row in rows:
         groups[key(row)].append(row)
     return dict(groups)
+
+
+# The CPU-time chart's bins: log-spaced edges, 1 ms .. 100 s, with one bin below and one above.
+CPU_BIN_EDGES_S = tuple(10.0**e for e in range(-3, 3))
+
+
+def cpu_time_counts(rows: Sequence[AuditRow]) -> list[int]:
+    """Runs per CPU-time bin (compile + run), below the first edge first; not-run rows left out."""
+    counts = [0] * (len(CPU_BIN_EDGES_S) + 1)
+    for row in rows:
+        if row.audit_class is AuditClass.NOT_RUN:
+            continue
+        above = row.cpu_s >= CPU_BIN_EDGES_S[0]
+        index = min(len(counts) - 1, 1 + int(math.floor(math.log10(row.cpu_s) + 3))) if above else 0
+        counts[index] += 1
+    return counts
+
+
+class RecordedTimes(Frozen):
+    """sc/tc: our CPU seconds against the time SURGE recorded for the same script and command."""
+
+    subset: str
+    runs: int
+    median_cpu_s: float
+    median_recorded_s: float
+
+
+def recorded_times(rows: Sequence[AuditRow]) -> list[RecordedTimes]:
+    """Per subset, the medians over the runs that ran of a record with a recorded time."""
+    timed = [r for r in rows if r.recorded_time_s is not None and r.audit_class is not AuditClass.NOT_RUN]
+    return [
+        RecordedTimes(
+            subset=subset,
+            runs=len(group),
+            median_cpu_s=upper_median([r.cpu_s for r in group]),
+            median_recorded_s=upper_median([r.recorded_time_s or 0.0 for r in group]),
+        )
+        for subset, group in sorted(group_by(timed, lambda r: r.subset).items())
+    ]
+
+
+def upper_median(values: Sequence[float]) -> float:
+    """The middle value; of two middles, the upper one."""
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+class LabelLine(Frozen):
+    """One label: its class under each profile it ran under, its best class, who reproduces it."""
+
+    location: str
+    language: str
+    classes: dict[str, AuditClass] = Field(description="profile -> class")
+    best_class: AuditClass
+    reproduced_by: list[str]
+
+
+def label_lines(rows: Sequence[AuditRow]) -> dict[str, list[LabelLine]]:
+    """subset -> its labels, by location."""
+    best = {row.location: row for row in best_rows(rows).values()}
+    reproducing = reproducing_profiles(rows)
+    lines = {}
+    for subset, group in sorted(group_by(rows, lambda r: r.subset).items()):
+        classes: dict[str, dict[str, AuditClass]] = defaultdict(dict)
+        for row in group:
+            classes[row.location][row.profile] = row.audit_class
+        lines[subset] = [
+            LabelLine(
+                location=location,
+                language=best[location].language,
+                classes=by_profile,
+                best_class=best[location].audit_class,
+                reproduced_by=reproducing.get(location, []),
+            )
+            for location, by_profile in sorted(classes.items())
+        ]
+    return lines

@@ -5,18 +5,25 @@ dataset, the date, the tool's version and git commit, the toolchains the runs re
 from __future__ import annotations
 
 import html
-import math
 import platform
 import subprocess
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import Field
 
-from pipeline.audit.figures import AuditFigures, LabelFigures, best_class_counts, group_by, headline
-from pipeline.audit.ranking import best_rows, reproducing_profiles
+from pipeline.audit.figures import (
+    CPU_BIN_EDGES_S,
+    AuditFigures,
+    LabelFigures,
+    RecordedTimes,
+    best_class_counts,
+    cpu_time_counts,
+    headline,
+    label_lines,
+    recorded_times,
+)
 from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow
 from pipeline.records import Frozen, RunResult
 from sandboxes.core import pipeline_version
@@ -217,30 +224,19 @@ def stacked_chart(title: str, groups: dict[str, dict[str, int]]) -> str:
     return "".join(parts)
 
 
-def cpu_histogram(cpu_seconds: Sequence[float]) -> str:
-    """CPU time per label on log-spaced bins (1 ms .. 100 s)."""
-    edges = [10.0**e for e in range(-3, 3)]
+def cpu_histogram(counts: Sequence[int]) -> str:
+    """Runs per CPU-time bin (``figures.cpu_time_counts``), the bins named by their edges."""
+    edges = CPU_BIN_EDGES_S
     labels = ["< 1 ms"] + [f"{_fmt_s(lo)} - {_fmt_s(hi)}" for lo, hi in zip(edges, edges[1:], strict=False)]
     labels.append(f">= {_fmt_s(edges[-1])}")
-    counts = [0] * len(labels)
-    for value in cpu_seconds:
-        index = 0 if value < edges[0] else min(len(labels) - 1, 1 + int(math.floor(math.log10(value) + 3)))
-        counts[index] += 1
     return bar_chart("CPU time per run (compile + run)", list(zip(labels, map(float, counts), strict=True)))
 
 
-def recorded_time_table(rows: Sequence[AuditRow]) -> str:
+def recorded_time_table(times: Sequence[RecordedTimes]) -> str:
     """sc/tc: our CPU seconds against the time SURGE recorded for the same script and command."""
-    timed = [r for r in rows if r.recorded_time_s is not None and r.audit_class is not AuditClass.NOT_RUN]
-    if not timed:
+    if not times:
         return ""
-    body = []
-    for subset, group in sorted(group_by(timed, lambda r: r.subset).items()):
-        ours = sorted(r.cpu_s for r in group)
-        recorded = sorted(r.recorded_time_s or 0.0 for r in group)
-        body.append(
-            [subset, len(group), f"{ours[len(ours) // 2]:.3f}", f"{recorded[len(recorded) // 2]:.3f}"]
-        )
+    body = [[t.subset, t.runs, f"{t.median_cpu_s:.3f}", f"{t.median_recorded_s:.3f}"] for t in times]
     return _table(["subset", "runs", "median CPU seconds (ours)", "median recorded seconds (SURGE)"], body)
 
 
@@ -338,32 +334,21 @@ def _legend(rows: Sequence[AuditRow]) -> str:
 def _label_tables(rows: Sequence[AuditRow], limit: int = 500) -> str:
     """Per subset, one line per label: its class under each profile, its best class, who reproduces it."""
     profiles = sorted({r.profile for r in rows})
-    best = {row.location: row for row in best_rows(rows).values()}
-    reproducing = reproducing_profiles(rows)
+    columns = ["label", "language", *(f"class under {p}" for p in profiles), "best class", "reproduced by"]
     parts = []
-    for subset, group in sorted(group_by(rows, lambda r: r.subset).items()):
-        cells: dict[str, dict[str, str]] = defaultdict(dict)
-        for row in group:
-            cells[row.location][row.profile] = words(row.audit_class.value)
+    for subset, lines in label_lines(rows).items():
         body = [
             [
-                location,
-                best[location].language,
-                *(by_profile.get(p, "-") for p in profiles),
-                words(best[location].audit_class.value),
-                ", ".join(reproducing.get(location, [])) or "none",
+                line.location,
+                line.language,
+                *(words(line.classes[p].value) if p in line.classes else "-" for p in profiles),
+                words(line.best_class.value),
+                ", ".join(line.reproduced_by) or "none",
             ]
-            for location, by_profile in sorted(cells.items())[:limit]
-        ]
-        columns = [
-            "label",
-            "language",
-            *(f"class under {p}" for p in profiles),
-            "best class",
-            "reproduced by",
+            for line in lines[:limit]
         ]
         parts.append(
-            f'<details id="labels-{_esc(subset)}"><summary>{_esc(subset)}: {len(cells)} labels</summary>'
+            f'<details id="labels-{_esc(subset)}"><summary>{_esc(subset)}: {len(lines)} labels</summary>'
             f"{_table(columns, body)}</details>"
         )
     return "".join(parts)
@@ -406,8 +391,8 @@ def render_html(
 {_legend(rows)}
 {stacked_chart("labels by best class, per subset", best_class_counts(rows))}
 <h2>CPU time</h2>
-{cpu_histogram([r.cpu_s for r in rows if r.audit_class is not AuditClass.NOT_RUN])}
-{recorded_time_table(rows)}
+{cpu_histogram(cpu_time_counts(rows))}
+{recorded_time_table(recorded_times(rows))}
 <h2>Every label</h2>
 {_label_tables(rows)}
 <h2>Answer leakage</h2><ul>{leaks or "<li>none</li>"}</ul>

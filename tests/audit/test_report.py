@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from pipeline.audit.figures import summarise
+from pipeline.audit.figures import cpu_time_counts, headline_rows, label_lines, recorded_times, summarise
 from pipeline.audit.html import render_html
 from pipeline.audit.ranking import best_profile, reproducing_profiles
 from pipeline.audit.rows import AuditClass, Conversion, Refusal
@@ -76,6 +76,32 @@ def test_summary_counts_per_subset_and_refusals() -> None:
     assert summary.best_profile is not None and summary.best_profile.profile == "old"
     text = "\n".join([*render_table(summary), *render_notes(summary)])
     assert "cl/python" in text and "best profile: old" in text and "sc.json[0]: no blocks" in text
+
+
+def test_headline_rows_per_language_subset_and_total() -> None:
+    rows = headline_rows(summarise(_rows(), [Refusal(subset="sc", location="sc.json[0]", reason="x")]))
+    assert [r.name for r in rows] == ["cl/python", "TOTAL cl", "TOTAL sc", "TOTAL"]
+    total = rows[-1]
+    assert (total.labels, total.reproduced, total.refused, total.mean_score) == (3, 2, 1, None)
+    assert (total.best_profile, total.tied_with) == ("old", [])
+    assert (rows[1].mean_score, rows[1].best_profile) == (0.5, "old")
+
+
+def test_label_lines_cpu_bins_and_recorded_times() -> None:
+    rows = _rows()
+    lines = label_lines(rows)["cl"]
+    assert [line.location for line in lines] == ["cl.json[0]", "cl.json[1]"]
+    assert lines[0].classes == {"old": AuditClass.EXACT, "new": AuditClass.MISMATCH}
+    assert (lines[0].best_class, lines[0].reproduced_by) == (AuditClass.EXACT, ["old"])
+    # 0.03 CPU seconds each: the bin 10 ms - 100 ms, the third of seven
+    assert cpu_time_counts(rows) == [0, 0, 4, 0, 0, 0, 0]
+    timed = [
+        rows[0].model_copy(update={"recorded_time_s": t, "cpu_s": c}) for t, c in ((1.0, 0.5), (3.0, 2.5))
+    ]
+    assert [(t.subset, t.runs, t.median_cpu_s, t.median_recorded_s) for t in recorded_times(timed)] == [
+        ("cl", 2, 2.5, 3.0)
+    ]
+    assert recorded_times(rows) == []  # no recorded time: no table
 
 
 class _Collector(HTMLParser):
