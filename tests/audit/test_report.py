@@ -240,3 +240,28 @@ def test_every_audit_class_has_words_and_a_colour_in_the_report() -> None:
 
     classes = sorted(c.value for c in AuditClass)
     assert sorted(CLASS_WORDS) == classes and sorted(CLASS_COLOURS) == classes
+
+
+def test_the_text_ends_with_the_runs_and_where_the_outputs_went() -> None:
+    from pipeline.audit.summary import AuditRuns, AuditSummary, Failure
+    from pipeline.commands.audit import render, screen
+
+    runs = AuditRuns(
+        plan="adaptive", first_profiles={"cl": "old"}, runs_planned=4, runs_reused=1, runs_executed=3,
+        executions_planned=6, executions_exhaustive=8, executions_saved=2, not_audited=1, sandbox_errors=1,
+        failed_batches=0, failures=[Failure(reason="1 runs ended on a sandbox error", fix="run again")],
+        report="r.html", audit_table="store/audit",
+    )  # fmt: skip
+    summary = AuditSummary.of(summarise(_rows(), []), runs).model_copy(update={"errata": "errata/"})
+    lines = render(summary).splitlines()
+    assert lines[-2:] == [
+        "1 labels not audited (sandbox errors, quarantined): run again",
+        "runs (adaptive plan): 4 planned (6 program executions, 2 fewer than every label under every "
+        "profile), 1 reused from the store, 3 executed; report: r.html; errata: errata/",
+    ]
+    assert lines[0].startswith("subset/language") and lines[1].startswith("cl/python")
+    [table] = screen(summary)
+    assert table.notes[-2:] == lines[-2:] and table.rows[-1][0] == "TOTAL"
+    assert summary.model_dump(mode="json")["failures"] == [
+        {"reason": "1 runs ended on a sandbox error", "fix": "run again"}
+    ]
