@@ -1,7 +1,9 @@
 """Label audit: re-execute SURGE's released records and explain every disagreement.
 
 stage     run_audit(options, execute) -> AuditSummary: the rounds (adaptive or exhaustive), rows written
-          as waves finish, the report, the errata; the CLI (pipeline/commands/audit.py) is a thin layer
+          as waves finish, the report, the errata, over the caller's engine (pipeline/stages/audit.py
+          gives it Prefect's; the CLI, pipeline/commands/audit.py, calls that stage and renders)
+summary   AuditOptions (the flags, field for field; their limits as the stage's policy), AuditSummary
 convert   released record (sources.surge_release, the one reader) -> its subset spec's program, an
           unrunnable record with its named cause, or a refusal with its reason
 plan      requests (limits from the record), each label's first profile and expected time, other readings
@@ -9,7 +11,8 @@ verdicts  rows from results (keyed by answer key), best reading per label and pr
 ranking   best row per label, profiles that reproduce it, best profile
 classify  one class per label, with a short diff as evidence; causes: the named causes it asks
 profiles  which profiles run, each on its backend (`--profile all`)
-report    summary figures, terminal table and a self-contained HTML page
+figures   the typed figures from the rows: per subset, language and profile, the headline
+html      the self-contained HTML report and the facts it states first
 errata    errata.jsonl, the corrected dataset in SURGE's format, a summary per subset (`--errata`)
 Metrics live in pipeline/scoring (SURGE's eval/, shared with export).
 """

@@ -3,9 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+
+from pydantic import Field
 
 from pipeline.audit.rows import CLASS_RANK, REPRODUCED, AuditClass, AuditRow
+from pipeline.records import Frozen
+
+
+class ProfileStanding(Frozen):
+    """One profile's place in the ranking: its runs' labels, reproduced, unexplained and mean score."""
+
+    profile: str
+    reproduced: int
+    unexplained: int
+    labels: int = Field(description="the profile's runs, one per label it ran")
+    mean_score: float
+
+
+class BestProfile(Frozen):
+    """The profile that reproduces the most labels, the profiles tied with it (itself first), and every
+    profile in ranking order."""
+
+    profile: str
+    tied: list[str]
+    ranking: list[ProfileStanding]
+
+    @property
+    def tied_with(self) -> list[str]:
+        """The other profiles as good as the best."""
+        return [name for name in self.tied if name != self.profile]
 
 
 def best_rows(rows: Iterable[AuditRow]) -> dict[str, AuditRow]:
@@ -28,7 +54,7 @@ def reproducing_profiles(rows: Iterable[AuditRow]) -> dict[str, list[str]]:
     return {location: sorted(set(names)) for location, names in found.items()}
 
 
-def best_profile(rows: Iterable[AuditRow]) -> dict[str, Any] | None:
+def best_profile(rows: Iterable[AuditRow]) -> BestProfile | None:
     """The profile that reproduces the most labels (ties: fewer unexplained, higher mean score, name)."""
     tally: dict[str, list[float]] = {}
     reproduced: dict[str, int] = {}
@@ -45,20 +71,18 @@ def best_profile(rows: Iterable[AuditRow]) -> dict[str, Any] | None:
 
     ranking = sorted(tally, key=lambda n: (-reproduced[n], unexplained[n], -mean(n), n))
     top = ranking[0]
-    return {
-        "profile": top,
+    return BestProfile(
+        profile=top,
         # profiles that reproduce and leave unexplained as many labels as the best (the name breaks the tie)
-        "tied": [
-            n for n in ranking if (reproduced[n], unexplained[n]) == (reproduced[top], unexplained[top])
-        ],
-        "ranking": [
-            {
-                "profile": n,
-                "reproduced": reproduced[n],
-                "unexplained": unexplained[n],
-                "labels": len(tally[n]),
-                "mean_score": round(mean(n), 4),
-            }
+        tied=[n for n in ranking if (reproduced[n], unexplained[n]) == (reproduced[top], unexplained[top])],
+        ranking=[
+            ProfileStanding(
+                profile=n,
+                reproduced=reproduced[n],
+                unexplained=unexplained[n],
+                labels=len(tally[n]),
+                mean_score=round(mean(n), 4),
+            )
             for n in ranking
         ],
-    }
+    )

@@ -1,4 +1,5 @@
-"""The audit as a stage: `run_audit(options, execute) -> AuditSummary` (the CLI is a thin layer over it).
+"""The audit's rounds over an engine the caller gives: `run_audit(options, execute) -> AuditSummary`
+(the stage, pipeline/stages/audit.py, gives it Prefect's; a test, a fake backend).
 
 Rounds, adaptive by default, so that the audit's cost follows what is left to explain rather than
 labels × profiles:
@@ -11,16 +12,18 @@ Each round runs its longest programs first, in waves; after each wave the rows o
 (and that no later round revisits) are appended to the audit table, so a killed audit keeps them.
 
 The engine is the caller's: ``execute(requests, expected_s)`` runs what the store does not hold yet and
-returns ``execute_requests``'s counts (the CLI passes the Prefect flow; a test, a fake backend).
+returns what it did (``Executed``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from pathlib import Path
 
 from pipeline.audit.convert import convert_all, load_dataset
+from pipeline.audit.figures import AuditFigures, summarise
+from pipeline.audit.html import ReportFacts, render_html, report_facts
 from pipeline.audit.plan import (
     LimitPolicy,
     Pair,
@@ -35,9 +38,8 @@ from pipeline.audit.plan import (
     waves,
 )
 from pipeline.audit.profiles import ChosenProfiles, resolve_profiles
-from pipeline.audit.report import render_html, report_facts, summarise
-from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Conversion
-from pipeline.audit.summary import AuditOptions, AuditSummary, RunCounts
+from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Conversion, Unrunnable
+from pipeline.audit.summary import AuditOptions, AuditRuns, AuditSummary, Executed, RunCounts
 from pipeline.audit.verdicts import (
     audit_rows,
     by_answer,
@@ -48,8 +50,9 @@ from pipeline.audit.verdicts import (
 )
 from pipeline.records import RunRequest, RunResult
 from pipeline.store import Store
+from sources.surge_release import ReleasedRecord
 
-Executor = Callable[[list[RunRequest], Mapping[str, float]], dict[str, Any]]
+Executor = Callable[[list[RunRequest], Mapping[str, float]], Executed]
 Final = Callable[[Conversion, list[AuditRow]], bool]
 # Rows reach the table after each wave: a round is split in about this many waves, none smaller than
 # WAVE_MIN_RUNS (each wave is one job of the engine, whose start costs about a second).
@@ -57,31 +60,47 @@ WAVES_PER_ROUND = 4
 WAVE_MIN_RUNS = 64
 
 
-def run_audit(options: AuditOptions, execute: Executor) -> AuditSummary:
-    records, refusals = load_dataset(options.dataset, set(options.subsets) or None)
+def run_audit(options: AuditOptions, execute: Executor, *, wave_runs: int | None = None) -> AuditSummary:
+    """Audit the dataset the options name on the caller's engine: the rows go to the store's audit table,
+    the HTML report and the errata (if asked) are written. ``wave_runs``: runs between two writes of
+    finished rows (None: about a quarter of a round)."""
+    records, refusals = load_dataset(options.dataset, options.subsets)
     conversions, unrunnable, refused = convert_all(limit_per_subset(records, options.limit))
     refusals += refused
-    chosen = resolve_profiles(list(options.profiles), options.backend)
+    chosen = resolve_profiles(options.profiles, options.backend)
     store = Store(options.store)
-    append_new(store.quarantine, [refusal_record(r) for r in refusals])
-    audit = Audit(options, store, chosen, conversions, execute)
+    store.quarantine.append_new(refusal_record(r) for r in refusals)
+    audit = Audit(options, store, chosen, conversions, execute, wave_runs)
     rows = audit.exhaustive() if options.exhaustive else audit.adaptive()
     rows += unrunnable_rows(unrunnable, chosen.runnable)
-    append_new(audit.table, rows)
-
+    audit.table.append_new(rows)
     figures = summarise(rows, refusals, chosen.skipped)
-    report_path = options.report_path
-    report_path.parent.mkdir(parents=True, exist_ok=True)
     facts = report_facts(options.dataset, audit.results.values(), [p.name for p in chosen.runnable])
-    report_path.write_text(render_html(figures, rows, facts), encoding="utf-8")
-    matrix = plan_requests(conversions, chosen.runnable, options.limits, options.repeats)
+    write_report(options.report_path, figures, rows, facts)
+    summary = AuditSummary.of(figures, runs_of(audit, unrunnable, rows))
+    if options.errata is None:
+        return summary
+    from pipeline.audit.errata import write_errata
+
+    labels = {run_id: result.label for run_id, result in audit.results.items()}
+    written = write_errata(options.errata, options.dataset, records, rows, labels)
+    return summary.model_copy(update={"errata": str(written)})
+
+
+def write_report(path: Path, figures: AuditFigures, rows: list[AuditRow], facts: ReportFacts) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(figures, rows, facts), encoding="utf-8")
+
+
+def runs_of(audit: Audit, unrunnable: list[Unrunnable], rows: list[AuditRow]) -> AuditRuns:
+    """The plan's runs: made, reused and saved; the labels left without a row; where the outputs went."""
+    options, counts = audit.options, audit.counts
+    matrix = plan_requests(audit.conversions, audit.profiles, audit.policy, options.repeats)
     exhaustive = executions(matrix) + audit.alternatives_planned
     planned = {(c.record.record_id, p.name) for c, p in audit.pairs} | {
-        (u.record.record_id, p.name) for u in unrunnable for p in chosen.runnable
+        (u.record.record_id, p.name) for u in unrunnable for p in audit.profiles
     }
-    counts = audit.counts
-    summary = AuditSummary(
-        **figures,
+    return AuditRuns(
         plan="exhaustive" if options.exhaustive else "adaptive",
         first_profiles={s: p.name for s, p in audit.first.items()},
         runs_planned=counts.planned,
@@ -94,16 +113,9 @@ def run_audit(options: AuditOptions, execute: Executor) -> AuditSummary:
         sandbox_errors=counts.sandbox_errors,
         failed_batches=counts.failed_batches,
         failures=list(counts.failures),
-        report=str(report_path),
+        report=str(options.report_path),
         audit_table=str(audit.table.folder),
     )
-    if options.errata is not None:
-        from pipeline.audit.errata import write_errata
-
-        labels = {run_id: result.label for run_id, result in audit.results.items()}
-        written = write_errata(options.errata, options.dataset, records, rows, labels)
-        summary = summary.model_copy(update={"errata": str(written)})
-    return summary
 
 
 class Audit:
@@ -116,9 +128,11 @@ class Audit:
         chosen: ChosenProfiles,
         conversions: list[Conversion],
         execute: Executor,
+        wave_runs: int | None = None,
     ) -> None:
         self.options = options
-        self.policy: LimitPolicy = options.limits
+        self.policy: LimitPolicy = options.limit_policy
+        self.wave_runs = wave_runs
         self.profiles = chosen.runnable
         self.conversions = conversions
         self.execute = execute
@@ -174,7 +188,7 @@ class Audit:
         ordered = longest_first(requests, expected_s)
         waiting = answers_by_record(pairs)
         done: set[str] = set()  # answer keys this round's runs answered
-        size = self.options.wave_runs or max(WAVE_MIN_RUNS, -(-len(ordered) // WAVES_PER_ROUND))
+        size = self.wave_runs or max(WAVE_MIN_RUNS, -(-len(ordered) // WAVES_PER_ROUND))
         for wave in waves(ordered, size):
             self.counts = self.counts.plus(self.execute(wave, expected_s))
             self.read([r.run_id for r in wave])
@@ -190,7 +204,7 @@ class Audit:
         for row in rows:
             mine[row.record_id].append(row)
         keep = {c.record.record_id for c in finished if final(c, mine[c.record.record_id])}
-        append_new(self.table, [r for r in rows if r.record_id in keep])
+        self.table.append_new(r for r in rows if r.record_id in keep)
 
     def rows(self, conversions: Iterable[Conversion]) -> list[AuditRow]:
         results = by_answer(self.results.values())
@@ -230,7 +244,8 @@ def answers_by_record(pairs: Iterable[Pair]) -> dict[str, set[str]]:
     return dict(waiting)
 
 
-def limit_per_subset(records: list[Any], limit: int | None) -> list[Any]:
+def limit_per_subset(records: list[ReleasedRecord], limit: int | None) -> list[ReleasedRecord]:
+    """The first ``limit`` records of each subset (None: every one)."""
     if limit is None:
         return records
     seen: dict[str, int] = defaultdict(int)
@@ -240,16 +255,3 @@ def limit_per_subset(records: list[Any], limit: int | None) -> list[Any]:
             seen[record.subset] += 1
             kept.append(record)
     return kept
-
-
-def append_new(table: Any, records: list[Any]) -> None:
-    """Append records whose id the table does not hold yet (a rerun adds nothing twice)."""
-    seen = table.existing_ids()
-    fresh = []
-    for record in records:
-        record_id = getattr(record, table.id_field)
-        if record_id not in seen:
-            seen.add(record_id)
-            fresh.append(record)
-    table.append(fresh)
-    table.flush()

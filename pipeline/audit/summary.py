@@ -1,40 +1,115 @@
-"""What the audit stage takes and returns: its options (the limits resolved into a policy) and its typed
-summary (`--json` prints its dump). The command's and the Python API's options are
-`pipeline.commands.options.AuditOptions`; the command turns them into these."""
+"""What the audit stage takes and returns: its options (`surge audit`'s flags, field for field) and its
+typed summary (`--json` prints its dump). The one place the options' limits become the stage's policy is
+``AuditOptions.limit_policy``."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from pipeline.audit.figures import AuditFigures
 from pipeline.audit.plan import LimitPolicy
-from pipeline.records import Frozen
-from sandboxes.backends.registry import DEFAULT_BACKEND
+from pipeline.records import Frozen, Limits, PhaseLimits
+from sandboxes.backends.registry import DEFAULT_BACKEND, OLD_NAMES
+
+RUN_LIMITS = PhaseLimits()
+DEFAULT_STORE = Path(".surge/store")
+# The ranges `surge audit`'s flags accept (pipeline/commands/common.py; a test keeps the two equal): a
+# caller of the library is refused what the command line refuses, before any work.
+MAX_LIMIT_S = 86_400.0  # one day of CPU or wall time per phase
+MAX_MEMORY_MIB = 1 << 20  # 1 TiB
+MAX_OUTPUT_BYTES = 1 << 30  # 1 GiB kept per stream
+MAX_REPEATS = 100
+MAX_WORKERS = 256
+MAX_BATCH_SIZE = 1_000
+MAX_COUNT = 10_000_000
+MAX_TIME_MARGIN = 100.0
+
+
+class Batching(Frozen):
+    """How the audit's runs are cut into batches and where they run."""
+
+    batch_size: int | None = Field(None, description="requests per batch (None: automatic)")
+    workers: int | None = Field(None, description="programs at a time (None: this machine's cores)")
+    dask_address: str | None = Field(None, description="run the batches on this Dask scheduler")
 
 
 class AuditOptions(Frozen):
-    """What `surge audit` (or a caller of `run_audit`) asks for."""
+    """`surge audit`: re-execute a released dataset and classify every label. A field has the flag's name
+    with ``_`` for ``-``; a repeatable flag is a list."""
 
-    dataset: Path = Field(description="a released dataset/<subset>.json or the dataset/ folder")
-    subsets: tuple[str, ...] = Field(default=(), description="only these subsets (empty: every one)")
-    profiles: tuple[str, ...] = Field(default=("default",), description="profile names, or `all`")
-    store: Path = Path(".surge/store")
-    report: Path | None = Field(default=None, description="HTML report (None: STORE/audit-report.html)")
-    repeats: int = Field(default=2, ge=1, le=100, description="runs of a disagreeing label")
-    limit: int | None = Field(default=None, ge=1, description="at most N records per subset")
-    backend: str = Field(default=DEFAULT_BACKEND, description="the backend of host-toolchain profiles")
-    limits: LimitPolicy = LimitPolicy()
-    exhaustive: bool = Field(default=False, description="every label under every profile, all repeated")
-    errata: Path | None = Field(default=None, description="write errata.jsonl, a corrected dataset, notes")
-    wave_runs: int | None = Field(
-        default=None, ge=1, description="runs between two writes of finished rows (None: automatic)"
-    )
+    dataset: Path = Field(description="a SURGE dataset folder (or one <subset>.json)")
+    subset: list[str] | None = Field(None, description="only these subsets (None: every one)")
+    profile: list[str] | None = Field(None, description="profile names, or `all` (None: ['default'])")
+    store: Path = Field(DEFAULT_STORE, description="the Parquet store folder")
+    report: Path | None = Field(None, description="the HTML report (None: <store>/audit-report.html)")
+    repeats: int = Field(2, ge=1, le=MAX_REPEATS, description="runs of a program that disagrees")
+    limit: int | None = Field(None, ge=1, le=MAX_COUNT, description="records per subset at most")
+    backend: str = Field(DEFAULT_BACKEND, description="sandbox for profiles on this machine's toolchains")
+    batch_size: int | None = Field(None, ge=1, le=MAX_BATCH_SIZE, description="runs per batch (None: auto)")
+    workers: int | None = Field(None, ge=1, le=MAX_WORKERS, description="programs at a time (None: cores)")
+    dask_address: str | None = Field(None, description="run batches on this Dask scheduler (tcp://HOST:PORT)")
+    cpu_s: float = Field(RUN_LIMITS.cpu_s, gt=0, le=MAX_LIMIT_S, description="CPU seconds per run")
+    wall_s: float = Field(RUN_LIMITS.wall_s, gt=0, le=MAX_LIMIT_S, description="wall-clock seconds per run")
+    memory_mib: int = Field(RUN_LIMITS.memory_mib, ge=1, le=MAX_MEMORY_MIB, description="memory, MiB")
+    output_bytes: int = Field(RUN_LIMITS.output_bytes, ge=1, le=MAX_OUTPUT_BYTES, description="kept/stream")
+    time_margin: float = Field(2.0, ge=1, le=MAX_TIME_MARGIN, description="recorded time x this")
+    time_cap_s: float = Field(300.0, gt=0, le=MAX_LIMIT_S, description="raised limits stop here")
+    exhaustive: bool = Field(False, description="every label under every profile (default: adaptive)")
+    errata: Path | None = Field(None, description="write errata.jsonl, a corrected dataset and notes here")
+
+    @field_validator("backend")
+    @classmethod
+    def today_name(cls, name: str) -> str:
+        return OLD_NAMES.get(name, name)
+
+    @property
+    def subsets(self) -> set[str] | None:
+        """The subsets asked for (None: every one)."""
+        return set(self.subset) if self.subset else None
+
+    @property
+    def profiles(self) -> list[str]:
+        return list(self.profile or ["default"])
 
     @property
     def report_path(self) -> Path:
         return self.report or (self.store / "audit-report.html")
+
+    @property
+    def limit_policy(self) -> LimitPolicy:
+        """The run's limits, raised for a record with a recorded time by the margin, up to the cap."""
+        run = PhaseLimits(
+            cpu_s=self.cpu_s, wall_s=self.wall_s, memory_mib=self.memory_mib, output_bytes=self.output_bytes
+        )
+        return LimitPolicy(base=Limits(run=run), margin=self.time_margin, cap_s=self.time_cap_s)
+
+    @property
+    def batching(self) -> Batching:
+        return Batching(batch_size=self.batch_size, workers=self.workers, dask_address=self.dask_address)
+
+
+class Failure(Frozen):
+    """Something of ours that failed during the work (a batch, the sandbox), and how to fix it."""
+
+    reason: str
+    fix: str = ""
+
+
+class Executed(BaseModel):
+    """What one call of the engine did: the requests planned, those the store held, the rows written and
+    what of ours failed. Read from the engine's counts, whose other keys are not the audit's."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    planned_runs: int
+    already_stored: int
+    written: int = 0
+    sandbox_errors: int = 0
+    failed_batches: int = 0
+    failures: list[Failure] = Field(default_factory=list)
 
 
 class RunCounts(Frozen):
@@ -45,42 +120,24 @@ class RunCounts(Frozen):
     executed: int = 0
     sandbox_errors: int = 0
     failed_batches: int = 0
-    failures: tuple[dict[str, str], ...] = ()
+    failures: tuple[Failure, ...] = ()
 
-    def plus(self, ran: dict[str, Any]) -> RunCounts:
-        """These counts plus one call of the executor's (``execute_requests``'s dict)."""
+    def plus(self, ran: Executed) -> RunCounts:
+        """These counts plus one call of the engine's."""
         return RunCounts(
-            planned=self.planned + int(ran["planned_runs"]),
-            reused=self.reused + int(ran["already_stored"]),
-            executed=self.executed + int(ran.get("written", 0)),
-            sandbox_errors=self.sandbox_errors + int(ran.get("sandbox_errors", 0)),
-            failed_batches=self.failed_batches + int(ran.get("failed_batches", 0)),
-            failures=(*self.failures, *ran.get("failures", ())),
+            planned=self.planned + ran.planned_runs,
+            reused=self.reused + ran.already_stored,
+            executed=self.executed + ran.written,
+            sandbox_errors=self.sandbox_errors + ran.sandbox_errors,
+            failed_batches=self.failed_batches + ran.failed_batches,
+            failures=(*self.failures, *ran.failures),
         )
 
 
-class AuditSummary(Frozen):
-    """Per subset and in total, each label counted once by its best class over profiles; the runs the
-    plan made and saved; where the report, the table and the errata went."""
+class AuditRuns(Frozen):
+    """The audit's runs: its plan, what it ran and reused, what it saved, what is left, where it wrote."""
 
-    labels: int
-    reproduced: int
-    explained: dict[str, int]
-    unexplained: int
-    refused: int
-    not_run: int
-    rows: int
-    refusals: list[dict[str, str]]
-    classes: dict[str, int]
-    by_subset: dict[str, dict[str, Any]]
-    by_language: dict[str, dict[str, Any]]
-    leaks: list[str]
-    profiles: list[str]
-    skipped_profiles: dict[str, str]
-    best_profile: dict[str, Any] | None
-    reproduced_by: dict[str, list[str]]
-    reproduced_per_profile: dict[str, int]
-    plan: str = Field(description="adaptive (default) or exhaustive")
+    plan: Literal["adaptive", "exhaustive"]
     first_profiles: dict[str, str] = Field(description="adaptive: subset -> the profile tried first")
     runs_planned: int
     runs_reused: int
@@ -88,10 +145,20 @@ class AuditSummary(Frozen):
     executions_planned: int = Field(description="program executions planned (a run's repeats count)")
     executions_exhaustive: int = Field(description="what every label under every profile would execute")
     executions_saved: int = Field(description="executions_exhaustive - executions_planned")
-    not_audited: int
+    not_audited: int = Field(description="labels a sandbox error left without a row: run again")
     sandbox_errors: int
     failed_batches: int
-    failures: list[dict[str, str]]
+    failures: list[Failure]
     report: str
     audit_table: str
+
+
+class AuditSummary(AuditFigures, AuditRuns):
+    """Per subset and in total, each label counted once by its best class over profiles (the figures);
+    the runs the plan made and saved; where the report, the table and the errata went."""
+
     errata: str | None = None
+
+    @classmethod
+    def of(cls, figures: AuditFigures, runs: AuditRuns) -> AuditSummary:
+        return cls.model_validate({**dict(figures), **dict(runs)})

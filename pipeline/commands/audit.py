@@ -1,10 +1,10 @@
-"""surge audit: a thin layer over the audit stage (`pipeline.audit.stage.run_audit`)."""
+"""surge audit: the audit stage (pipeline/stages/audit.py) from its flags, and its summary as text."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.commands.common import (
     add_backend_argument,
@@ -14,13 +14,16 @@ from pipeline.commands.common import (
     add_profile_argument,
     add_store_argument,
     limit_seconds,
-    limits_from_args,
     positive_int,
     repeats_count,
     time_margin,
 )
 from pipeline.commands.display import Table
 from pipeline.subsets import SUBSET_NAMES
+
+if TYPE_CHECKING:  # the stage is imported when the command runs: building the parser stays light
+    from pipeline.audit.figures import AuditFigures, HeadlineRow
+    from pipeline.stages.audit import AuditOptions, AuditSummary
 
 HELP = (
     "re-execute a released SURGE dataset, score every label with SURGE's metric and explain each disagreement"
@@ -76,68 +79,119 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def options_of(args: argparse.Namespace) -> Any:
-    from pipeline.audit.plan import LimitPolicy
-    from pipeline.audit.summary import AuditOptions
+def STAGE(options: AuditOptions, *, observer: object | None = None) -> AuditSummary:  # noqa: N802
+    """The stage this command calls (pipeline/stages/audit.py)."""
+    from pipeline.stages.audit import audit
 
-    return AuditOptions(
-        dataset=args.dataset,
-        subsets=tuple(args.subset or ()),
-        profiles=tuple(args.profile or ["default"]),
-        store=args.store,
-        report=args.report,
-        repeats=args.repeats,
-        limit=args.limit,
-        backend=args.backend,
-        limits=LimitPolicy(base=limits_from_args(args), margin=args.time_margin, cap_s=args.time_cap_s),
-        exhaustive=args.exhaustive,
-        errata=args.errata,
-    )
+    return audit(options, observer=observer)
+
+
+def options_of(args: argparse.Namespace) -> AuditOptions:
+    """The stage's options from the parsed flags (a field has its flag's name)."""
+    from pipeline.stages.audit import AuditOptions
+
+    return AuditOptions.model_validate({name: getattr(args, name) for name in AuditOptions.model_fields})
 
 
 def execute(args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.audit.report import HEADLINE_COLUMNS, headline_rows, render_notes, render_text
-    from pipeline.audit.stage import run_audit
+    """The stage on the flags' options; its summary as ``--json`` prints it, and without ``--json`` the
+    text and the terminal's table besides."""
+    summary = STAGE(options_of(args))
+    data: dict[str, Any] = summary.model_dump(mode="json")
+    if not getattr(args, "json", False):  # for CI: counts and scores only, no rendered table
+        data["_text"] = render(summary)
+        data["_screen"] = screen(summary)
+    return data
 
-    options = options_of(args)
-    summary = run_audit(options, executor(args, options)).model_dump(mode="json")
-    if getattr(args, "json", False):
-        return summary  # for CI: counts and scores only, no rendered table
-    summary["_text"] = render_text(summary) + "\n" + runs_line(summary)
+
+def render(summary: AuditSummary) -> str:
+    """Each label once (its best class over profiles), per subset and language; the causes; the runs."""
+    return "\n".join([*render_table(summary), *render_notes(summary), runs_line(summary)])
+
+
+def screen(summary: AuditSummary) -> list[str | Table]:
+    """``render``'s figures as a table for a terminal, the notes under it."""
     notes = [*render_notes(summary), *runs_line(summary).splitlines()]
-    summary["_screen"] = [Table(HEADLINE_COLUMNS, headline_rows(summary), figures=range(1, 8), notes=notes)]
-    return summary
+    return [Table(HEADLINE_COLUMNS, headline_cells(summary), figures=range(1, 8), notes=notes)]
 
 
-def runs_line(summary: dict[str, Any]) -> str:
-    lost = saved = ""
-    if summary["not_audited"]:
-        lost = f"{summary['not_audited']} labels not audited (sandbox errors, quarantined): run again\n"
-    if summary["plan"] == "adaptive":
-        saved = (
-            f" ({summary['executions_planned']} program executions, "
-            f"{summary['executions_saved']} fewer than every label under every profile)"
+HEADLINE_COLUMNS = (
+    "subset/language", "labels", "reproduced", "explained", "unexplained", "refused", "not run", "score",
+    "best profile",
+)  # fmt: skip
+
+
+def headline_cells(figures: AuditFigures) -> list[tuple[str | int, ...]]:
+    """The headline's rows as the table's cells: the score to three places, a tie named after the best."""
+    from pipeline.audit.figures import headline_rows
+
+    return [
+        (
+            row.name,
+            row.labels,
+            row.reproduced,
+            row.explained,
+            row.unexplained,
+            row.refused,
+            row.not_run,
+            "-" if row.mean_score is None else f"{row.mean_score:.3f}",
+            best_profile_cell(row),
+        )  # fmt: skip
+        for row in headline_rows(figures)
+    ]
+
+
+def best_profile_cell(row: HeadlineRow) -> str:
+    if row.tied_with:
+        return f"{row.best_profile} (tied: {', '.join(row.tied_with)})"
+    return row.best_profile or "-"
+
+
+def render_table(figures: AuditFigures) -> list[str]:
+    header = f"{'subset/language':<18}{'labels':>7}{'reproduced':>11}{'explained':>10}{'unexplained':>12}"
+    header += f"{'refused':>8}{'not run':>8}{'score':>7}  best profile"
+    lines = [header]
+    for name, labels, reproduced, explained, unexplained, refused, not_run, score, best in headline_cells(
+        figures
+    ):
+        lines.append(
+            f"{name:<18}{labels:>7}{reproduced:>11}{explained:>10}"
+            f"{unexplained:>12}{refused:>8}{not_run:>8}{score:>7}  {best}"
         )
-    errata = f"; errata: {summary['errata']}" if summary["errata"] else ""
+    return lines
+
+
+def render_notes(figures: AuditFigures) -> list[str]:
+    """What the table's figures leave out: the causes, refusals, leaks, skipped profiles, the ranking."""
+    lines = []
+    if figures.explained:
+        lines.append("explained by: " + ", ".join(f"{k} {v}" for k, v in figures.explained.items()))
+    if figures.refusals:
+        lines.append(f"refused records: {figures.refused} (kept in the quarantine table)")
+        lines.extend(f"  {r.location}: {r.reason}" for r in figures.refusals[:20])
+    if figures.leaks:
+        lines.append(f"answer leakage: {len(figures.leaks)} programs ({', '.join(figures.leaks[:8])} ...)")
+    for name, reason in figures.skipped_profiles.items():
+        lines.append(f"profile {name} skipped: {reason}")
+    if figures.best_profile is not None:
+        ranking = figures.best_profile.ranking
+        lines.append("profiles: " + ", ".join(f"{r.profile} {r.reproduced}/{r.labels}" for r in ranking))
+        lines.append(f"best profile: {figures.best_profile.profile}")
+    return lines
+
+
+def runs_line(summary: AuditSummary) -> str:
+    lost = saved = ""
+    if summary.not_audited:
+        lost = f"{summary.not_audited} labels not audited (sandbox errors, quarantined): run again\n"
+    if summary.plan == "adaptive":
+        saved = (
+            f" ({summary.executions_planned} program executions, "
+            f"{summary.executions_saved} fewer than every label under every profile)"
+        )
+    errata = f"; errata: {summary.errata}" if summary.errata else ""
     return (
-        f"{lost}runs ({summary['plan']} plan): {summary['runs_planned']} planned{saved}, "
-        f"{summary['runs_reused']} reused from the store, {summary['runs_executed']} executed; "
-        f"report: {summary['report']}{errata}"
+        f"{lost}runs ({summary.plan} plan): {summary.runs_planned} planned{saved}, "
+        f"{summary.runs_reused} reused from the store, {summary.runs_executed} executed; "
+        f"report: {summary.report}{errata}"
     )
-
-
-def executor(args: argparse.Namespace, options: Any) -> Any:
-    """The one call into the execution flow: each request carries its backend (``identified``), so
-    profiles on bwrap and Docker go in one job; the expected seconds size and order its batches."""
-    from flows.naming import JobLabel
-    from pipeline.commands.common import execute_requests
-    from pipeline.store import Store
-
-    # The flow run links the report this audit writes (Prefect's UI shows it under the run's artifacts).
-    report = str(options.report_path)
-
-    def run(requests: list[Any], expected_s: Any) -> dict[str, Any]:
-        label = JobLabel.of("audit", requests, report=report)
-        return execute_requests(Store(args.store), requests, args, label, cost_s=expected_s)
-
-    return run

@@ -14,16 +14,15 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from pipeline.audit import summary as audit_stage
 from pipeline.commands.common import (
     DEFAULT_STORE,
     MAX_BATCH_SIZE,
-    MAX_COUNT,
     MAX_LIMIT_S,
     MAX_MEMORY_MIB,
     MAX_OUTPUT_BYTES,
     MAX_REPEATS,
     MAX_SEED,
-    MAX_TIME_MARGIN,
     MAX_WORKERS,
 )
 from pipeline.records import PhaseLimits
@@ -113,18 +112,8 @@ class BuildOptions(SandboxOptions):
     budget: str | None = Field(None, description="stop asking past '$2.50' or '50ktokens' in this run")
 
 
-class AuditOptions(LimitOptions):
-    """`surge audit`: re-execute a released dataset and classify every label."""
-
-    dataset: Path = Field(description="a SURGE dataset folder (or one <subset>.json)")
-    subset: list[str] | None = Field(None, description="only these subsets")
-    report: Path | None = Field(None, description="the HTML report (None: <store>/audit-report.html)")
-    repeats: int = Field(2, ge=1, le=MAX_REPEATS, description="runs per program")
-    limit: int | None = Field(None, ge=1, le=MAX_COUNT, description="records per subset at most")
-    time_margin: float = Field(2.0, ge=1, le=MAX_TIME_MARGIN, description="recorded time x this")
-    time_cap_s: float = Field(300.0, gt=0, le=MAX_LIMIT_S, description="raised limits stop here")
-    exhaustive: bool = Field(False, description="every label under every profile (default: adaptive)")
-    errata: Path | None = Field(None, description="write errata.jsonl, a corrected dataset and notes here")
+class AuditOptions(audit_stage.AuditOptions, Options):
+    """`surge audit`'s options: the audit stage's own (pipeline/audit/summary.py), read from flags."""
 
 
 class ExportOptions(Options):
@@ -216,17 +205,9 @@ class BuildSummary(Summary):
     compare_to: dict[str, Any] | None = None  # --compare-to: each subset's build beside the release
 
 
-class AuditSummary(Summary):
-    """`pipeline.audit.summary.AuditSummary`'s data (the stage's model), as the command returns it."""
-
-    report: str
-    plan: str
-    runs_planned: int
-    runs_reused: int
-    runs_executed: int
-    executions_planned: int
-    executions_saved: int
-    errata: str | None = None
+# The stage's failures are its own model of the same two fields (reason, fix) as ``Failure`` here.
+class AuditSummary(audit_stage.AuditSummary, Summary):  # type: ignore[misc]
+    """The audit stage's summary (pipeline/audit/summary.py), with the API's text and exit code."""
 
 
 class ExportSummary(Summary):

@@ -15,7 +15,7 @@ from pipeline.audit.convert import convert_all, load_dataset
 from pipeline.audit.plan import first_profiles
 from pipeline.audit.rows import AuditClass, AuditRow
 from pipeline.audit.stage import run_audit
-from pipeline.audit.summary import AuditOptions
+from pipeline.audit.summary import AuditOptions, Executed
 from pipeline.records import RunRequest, Verdict
 from pipeline.store import Store
 from sandboxes.profiles import PROFILES
@@ -103,7 +103,7 @@ def test_a_killed_audit_keeps_the_rows_it_finished(
     conversions, _, _ = convert_all(load_dataset(dataset)[0])
     label = {c.program.program_id: c.record.gt for c in conversions}  # every label reproduces
 
-    def execute(requests: list[RunRequest], expected_s: Mapping[str, float]) -> dict[str, Any]:
+    def execute(requests: list[RunRequest], expected_s: Mapping[str, float]) -> Executed:
         calls.append(len(requests))
         if len(calls) == 3:
             raise Killed
@@ -111,13 +111,13 @@ def test_a_killed_audit_keeps_the_rows_it_finished(
         todo = [r for r in requests if r.run_id not in stored]
         store.runs.append([result_for(r, label[r.program.program_id]) for r in todo])
         store.runs.flush()
-        return {"planned_runs": len(requests), "already_stored": len(stored), "written": len(todo)}
+        return Executed(planned_runs=len(requests), already_stored=len(stored), written=len(todo))
 
-    options = AuditOptions(dataset=dataset, store=tmp_path, wave_runs=1, profiles=("default",))
+    options = AuditOptions(dataset=dataset, store=tmp_path, profile=["default"])
     with pytest.raises(Killed):
-        run_audit(options, execute)
+        run_audit(options, execute, wave_runs=1)
     table = Store(tmp_path).table("audit", AuditRow, "audit_id")
     assert table.count() == 2  # each finished wave's label, reproduced or not, written before the next wave
-    summary = run_audit(options, execute)  # resumes: the rest runs, nothing is written twice
+    summary = run_audit(options, execute, wave_runs=1)  # resumes: the rest runs, nothing is written twice
     assert (summary.labels, summary.reproduced, summary.runs_reused, summary.runs_executed) == (3, 3, 2, 1)
     assert table.count() == 3

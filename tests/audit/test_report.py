@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+from pipeline.audit.figures import cpu_time_counts, headline_rows, label_lines, recorded_times, summarise
+from pipeline.audit.html import render_html
 from pipeline.audit.ranking import best_profile, reproducing_profiles
-from pipeline.audit.report import render_html, render_text, summarise
 from pipeline.audit.rows import AuditClass, Conversion, Refusal
 from pipeline.audit.verdicts import audit_row
+from pipeline.commands.audit import render_notes, render_table
 from pipeline.records import EnvironmentProfile, Program, RunRequest, Verdict
 from pipeline.subsets import ProgramPlan
 from sources.surge_release import ReleasedRecord
@@ -51,24 +53,55 @@ def test_rows_carry_class_score_leaks_and_cpu() -> None:
 
 def test_best_profile_and_who_reproduces_what() -> None:
     rows = _rows()
-    assert best_profile(rows)["profile"] == "old"
+    best = best_profile(rows)
+    assert best is not None and (best.profile, best.tied, best.tied_with) == ("old", ["old"], [])
+    assert [(p.profile, p.reproduced, p.unexplained, p.labels) for p in best.ranking] == [
+        ("old", 2, 0, 2),
+        ("new", 0, 2, 2),
+    ]
     assert reproducing_profiles(rows) == {"cl.json[0]": ["old"], "cl.json[1]": ["old"]}
 
 
 def test_summary_counts_per_subset_and_refusals() -> None:
     refusal = Refusal(subset="sc", location="sc.json[0]", reason="no blocks")
     summary = summarise(_rows(), [refusal])
-    cl = summary["by_subset"]["cl"]
-    assert cl["counts"] == {"reproduced_exact": 2, "mismatch": 2}  # per run: 2 labels x 2 profiles
-    assert cl["mean_score"] == 0.5
+    cl = summary.by_subset["cl"]
+    assert cl.counts == {"reproduced_exact": 2, "mismatch": 2}  # per run: 2 labels x 2 profiles
+    assert cl.mean_score == 0.5
     # each label once, by its best class over the profiles
-    assert (cl["labels"], cl["reproduced"], cl["unexplained"], cl["explained"]) == (2, 2, 0, {})
-    assert cl["best_profile"] == "old"
-    assert summary["by_subset"]["sc"]["refused"] == 1 and summary["by_subset"]["sc"]["labels"] == 1
-    assert (summary["labels"], summary["reproduced"], summary["refused"], summary["not_run"]) == (3, 2, 1, 0)
-    assert summary["best_profile"]["profile"] == "old"
-    text = render_text(summary)
+    assert (cl.labels, cl.reproduced, cl.unexplained, cl.explained) == (2, 2, 0, {})
+    assert cl.best_profile == "old"
+    assert summary.by_subset["sc"].refused == 1 and summary.by_subset["sc"].labels == 1
+    assert (summary.labels, summary.reproduced, summary.refused, summary.not_run) == (3, 2, 1, 0)
+    assert summary.best_profile is not None and summary.best_profile.profile == "old"
+    text = "\n".join([*render_table(summary), *render_notes(summary)])
     assert "cl/python" in text and "best profile: old" in text and "sc.json[0]: no blocks" in text
+
+
+def test_headline_rows_per_language_subset_and_total() -> None:
+    rows = headline_rows(summarise(_rows(), [Refusal(subset="sc", location="sc.json[0]", reason="x")]))
+    assert [r.name for r in rows] == ["cl/python", "TOTAL cl", "TOTAL sc", "TOTAL"]
+    total = rows[-1]
+    assert (total.labels, total.reproduced, total.refused, total.mean_score) == (3, 2, 1, None)
+    assert (total.best_profile, total.tied_with) == ("old", [])
+    assert (rows[1].mean_score, rows[1].best_profile) == (0.5, "old")
+
+
+def test_label_lines_cpu_bins_and_recorded_times() -> None:
+    rows = _rows()
+    lines = label_lines(rows)["cl"]
+    assert [line.location for line in lines] == ["cl.json[0]", "cl.json[1]"]
+    assert lines[0].classes == {"old": AuditClass.EXACT, "new": AuditClass.MISMATCH}
+    assert (lines[0].best_class, lines[0].reproduced_by) == (AuditClass.EXACT, ["old"])
+    # 0.03 CPU seconds each: the bin 10 ms - 100 ms, the third of seven
+    assert cpu_time_counts(rows) == [0, 0, 4, 0, 0, 0, 0]
+    timed = [
+        rows[0].model_copy(update={"recorded_time_s": t, "cpu_s": c}) for t, c in ((1.0, 0.5), (3.0, 2.5))
+    ]
+    assert [(t.subset, t.runs, t.median_cpu_s, t.median_recorded_s) for t in recorded_times(timed)] == [
+        ("cl", 2, 2.5, 3.0)
+    ]
+    assert recorded_times(rows) == []  # no recorded time: no table
 
 
 class _Collector(HTMLParser):
@@ -160,7 +193,7 @@ def test_html_counts_each_label_at_its_best_like_the_terminal() -> None:
     page = render_html(summary, _rows())
     figures = headline_of(page)
     assert figures["cl"] == {"labels": 2, "reproduced": 2, "unexplained": 0, "refused": 0, "not_run": 0}
-    assert figures["all subsets"] == expected_headline(summary)
+    assert figures["all subsets"] == expected_headline(summary.model_dump())
     assert "Per profile: labels reproduced under each profile" in page
     assert "<td>cl</td><td>0 of 2</td><td>2 of 2</td>" in page  # columns new, old
 
@@ -177,7 +210,7 @@ def test_html_names_only_the_classes_that_occur_in_words() -> None:
 def test_html_states_dataset_date_version_and_toolchains(tmp_path) -> None:
     from datetime import UTC, datetime
 
-    from pipeline.audit.report import ReportFacts
+    from pipeline.audit.html import ReportFacts
 
     facts = ReportFacts(
         dataset="/data/surge/dataset",
@@ -203,7 +236,32 @@ def test_html_states_dataset_date_version_and_toolchains(tmp_path) -> None:
 
 def test_every_audit_class_has_words_and_a_colour_in_the_report() -> None:
     # the HTML report names and colours each class it counts; a class without either crashed `surge audit`
-    from pipeline.audit.report import CLASS_COLOURS, CLASS_WORDS
+    from pipeline.audit.html import CLASS_COLOURS, CLASS_WORDS
 
     classes = sorted(c.value for c in AuditClass)
     assert sorted(CLASS_WORDS) == classes and sorted(CLASS_COLOURS) == classes
+
+
+def test_the_text_ends_with_the_runs_and_where_the_outputs_went() -> None:
+    from pipeline.audit.summary import AuditRuns, AuditSummary, Failure
+    from pipeline.commands.audit import render, screen
+
+    runs = AuditRuns(
+        plan="adaptive", first_profiles={"cl": "old"}, runs_planned=4, runs_reused=1, runs_executed=3,
+        executions_planned=6, executions_exhaustive=8, executions_saved=2, not_audited=1, sandbox_errors=1,
+        failed_batches=0, failures=[Failure(reason="1 runs ended on a sandbox error", fix="run again")],
+        report="r.html", audit_table="store/audit",
+    )  # fmt: skip
+    summary = AuditSummary.of(summarise(_rows(), []), runs).model_copy(update={"errata": "errata/"})
+    lines = render(summary).splitlines()
+    assert lines[-2:] == [
+        "1 labels not audited (sandbox errors, quarantined): run again",
+        "runs (adaptive plan): 4 planned (6 program executions, 2 fewer than every label under every "
+        "profile), 1 reused from the store, 3 executed; report: r.html; errata: errata/",
+    ]
+    assert lines[0].startswith("subset/language") and lines[1].startswith("cl/python")
+    [table] = screen(summary)
+    assert table.notes[-2:] == lines[-2:] and table.rows[-1][0] == "TOTAL"
+    assert summary.model_dump(mode="json")["failures"] == [
+        {"reason": "1 runs ended on a sandbox error", "fix": "run again"}
+    ]

@@ -1,22 +1,30 @@
-"""The audit's summary: counts per class, agreement by subset and language, a terminal table, and a
-self-contained HTML page (inline CSS and SVG, no scripts, nothing fetched) that opens offline."""
+"""The audit's HTML report: a self-contained page (inline CSS and SVG, no scripts, nothing fetched) that
+opens offline, rendered from the typed figures (figures.py) and the rows; the facts it states first (the
+dataset, the date, the tool's version and git commit, the toolchains the runs recorded)."""
 
 from __future__ import annotations
 
 import html
-import math
 import platform
 import subprocess
-from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
-from pipeline.audit.ranking import best_profile, best_rows, reproducing_profiles
-from pipeline.audit.rows import EXPLAINED, REPRODUCED, UNEXPLAINED, AuditClass, AuditRow, Refusal
+from pipeline.audit.figures import (
+    CPU_BIN_EDGES_S,
+    AuditFigures,
+    LabelFigures,
+    RecordedTimes,
+    best_class_counts,
+    cpu_time_counts,
+    headline,
+    label_lines,
+    recorded_times,
+)
+from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow
 from pipeline.records import Frozen, RunResult
 from sandboxes.core import pipeline_version
 
@@ -43,183 +51,6 @@ CLASS_COLOURS = {
     "mismatch": "#c62828",
 }
 
-
-# ---------------------------------------------------------------------------------------------
-# Summary (what --json prints)
-# ---------------------------------------------------------------------------------------------
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return round(sum(values) / len(values), 4) if values else None
-
-
-def summarise(
-    rows: Sequence[AuditRow], refusals: Sequence[Refusal], skipped_profiles: dict[str, str] | None = None
-) -> dict[str, Any]:
-    """Per subset and in total: each label counted once, by its best class over profiles (
-    labels, reproduced, explained per named cause, unexplained, refused, not_run), plus per-run class
-    counts and mean scores (not-run labels excluded from the mean)."""
-    refused_by_subset = Counter(r.subset for r in refusals)
-    groups = _group(rows, lambda r: r.subset)
-    by_subset: dict[str, dict[str, Any]] = {}
-    for subset in sorted(set(groups) | set(refused_by_subset)):
-        by_subset[subset] = _figures(groups.get(subset, []), refused_by_subset[subset])
-    by_language = {
-        f"{subset}/{language}": _figures(group)
-        for (subset, language), group in sorted(_group(rows, lambda r: (r.subset, r.language)).items())
-    }
-    profiles = sorted({r.profile for r in rows})
-    return {
-        **_label_figures(rows, len(refusals)),
-        "rows": len(rows),
-        "refusals": [{"location": f.location, "reason": f.reason} for f in refusals],
-        "classes": dict(Counter(r.audit_class.value for r in rows)),
-        "by_subset": by_subset,
-        "by_language": by_language,
-        "leaks": sorted({r.location for r in rows if r.leaks}),
-        "profiles": profiles,
-        "skipped_profiles": skipped_profiles or {},
-        "best_profile": best_profile(rows) if len(profiles) > 1 else None,
-        "reproduced_by": reproducing_profiles(rows) if len(profiles) > 1 else {},
-        "reproduced_per_profile": reproduced_per_profile(rows, profiles),
-    }
-
-
-def reproduced_per_profile(rows: Sequence[AuditRow], profiles: Sequence[str]) -> dict[str, int]:
-    """Labels reproduced under each profile on its own: the matrix beside the headline, which counts each
-    label once at its best profile."""
-    reproduced = {(r.record_id, r.profile) for r in rows if r.audit_class in REPRODUCED}
-    return {p: sum(1 for _, profile in reproduced if profile == p) for p in profiles}
-
-
-def _label_figures(rows: Sequence[AuditRow], refused: int) -> dict[str, Any]:
-    """Each label once, by its best class: the figures `--json` reports."""
-    best = [row.audit_class for row in best_rows(rows).values()]
-    return {
-        "labels": len(best) + refused,
-        "reproduced": sum(c in REPRODUCED for c in best),
-        "explained": dict(sorted(Counter(c.value for c in best if c in EXPLAINED).items())),
-        "unexplained": sum(c in UNEXPLAINED for c in best),
-        "refused": refused,
-        "not_run": sum(c is AuditClass.NOT_RUN for c in best),
-    }
-
-
-def _group(rows: Iterable[AuditRow], key: Any) -> dict[Any, list[AuditRow]]:
-    groups: dict[Any, list[AuditRow]] = defaultdict(list)
-    for row in rows:
-        groups[key(row)].append(row)
-    return dict(groups)
-
-
-def _figures(rows: Sequence[AuditRow], refused: int = 0) -> dict[str, Any]:
-    scores = [r.score for r in rows if r.score is not None]
-    reproduced = sum(r.audit_class in REPRODUCED for r in rows)
-    ran = sum(r.audit_class is not AuditClass.NOT_RUN for r in rows)
-    ranking = best_profile(rows) if len({r.profile for r in rows}) > 1 else None
-    return {
-        **_label_figures(rows, refused),
-        "counts": dict(Counter(r.audit_class.value for r in rows)),  # per run: one per label and profile
-        "reproduced_per_profile": reproduced_per_profile(rows, sorted({r.profile for r in rows})),
-        "runs": len(rows),
-        "mean_score": _mean(scores),
-        # share of the runs that ran and reproduce: a missing toolchain says nothing of a label
-        "agreement": round(reproduced / ran, 4) if ran else None,
-        "best_profile": ranking["profile"] if ranking else None,
-        "best_profile_tied_with": [n for n in ranking["tied"] if n != ranking["profile"]] if ranking else [],
-    }
-
-
-# ---------------------------------------------------------------------------------------------
-# Terminal
-# ---------------------------------------------------------------------------------------------
-
-
-def headline(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The per-subset and total lines, each label once at its best profile: the terminal and the HTML
-    report both print exactly these figures."""
-    return [*(("TOTAL " + s, f) for s, f in summary["by_subset"].items()), ("TOTAL", summary)]
-
-
-HEADLINE_COLUMNS = (
-    "subset/language", "labels", "reproduced", "explained", "unexplained", "refused", "not run", "score",
-    "best profile",
-)  # fmt: skip
-
-
-def headline_rows(summary: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """Each label once (its best class over profiles), per language, then per subset and in total: the
-    rows of the terminal's table, plain or drawn."""
-    rows = []
-    for name, figures in [*summary["by_language"].items(), *headline(summary)]:
-        score = "-" if figures.get("mean_score") is None else f"{figures['mean_score']:.3f}"
-        best = figures.get("best_profile")
-        best_name = best.get("profile") if isinstance(best, dict) else best
-        tied = (
-            best.get("tied", [])[1:] if isinstance(best, dict) else figures.get("best_profile_tied_with", [])
-        )
-        best_name = f"{best_name} (tied: {', '.join(tied)})" if tied else best_name
-        rows.append(
-            (
-                name,
-                figures["labels"],
-                figures["reproduced"],
-                sum(figures["explained"].values()),
-                figures["unexplained"],
-                figures["refused"],
-                figures["not_run"],
-                score,
-                best_name or "-",
-            )  # fmt: skip
-        )
-    return rows
-
-
-def render_text(summary: dict[str, Any]) -> str:
-    """Each label once (its best class over profiles), per subset and language, then the causes."""
-    return "\n".join([*render_table(summary), *render_notes(summary)])
-
-
-def render_table(summary: dict[str, Any]) -> list[str]:
-    header = f"{'subset/language':<18}{'labels':>7}{'reproduced':>11}{'explained':>10}{'unexplained':>12}"
-    header += f"{'refused':>8}{'not run':>8}{'score':>7}  best profile"
-    lines = [header]
-    for name, labels, reproduced, explained, unexplained, refused, not_run, score, best in headline_rows(
-        summary
-    ):
-        lines.append(
-            f"{name:<18}{labels:>7}{reproduced:>11}{explained:>10}"
-            f"{unexplained:>12}{refused:>8}{not_run:>8}{score:>7}  {best}"
-        )
-    return lines
-
-
-def render_notes(summary: dict[str, Any]) -> list[str]:
-    """What the table's figures leave out: the causes, refusals, leaks, skipped profiles, the ranking."""
-    lines = []
-    if summary["explained"]:
-        lines.append("explained by: " + ", ".join(f"{k} {v}" for k, v in summary["explained"].items()))
-    if summary["refusals"]:
-        lines.append(f"refused records: {summary['refused']} (kept in the quarantine table)")
-        lines.extend(f"  {r['location']}: {r['reason']}" for r in summary["refusals"][:20])
-    if summary["leaks"]:
-        lines.append(
-            f"answer leakage: {len(summary['leaks'])} programs ({', '.join(summary['leaks'][:8])} ...)"
-        )
-    for name, reason in summary.get("skipped_profiles", {}).items():
-        lines.append(f"profile {name} skipped: {reason}")
-    if isinstance(summary.get("best_profile"), dict):
-        ranking = summary["best_profile"]["ranking"]
-        lines.append(
-            "profiles: " + ", ".join(f"{r['profile']} {r['reproduced']}/{r['labels']}" for r in ranking)
-        )
-        lines.append(f"best profile: {summary['best_profile']['profile']}")
-    return lines
-
-
-# ---------------------------------------------------------------------------------------------
-# HTML
-# ---------------------------------------------------------------------------------------------
 
 # Every class in words: the page is read by people who never saw the code.
 CLASS_WORDS = {
@@ -393,30 +224,19 @@ def stacked_chart(title: str, groups: dict[str, dict[str, int]]) -> str:
     return "".join(parts)
 
 
-def cpu_histogram(cpu_seconds: Sequence[float]) -> str:
-    """CPU time per label on log-spaced bins (1 ms .. 100 s)."""
-    edges = [10.0**e for e in range(-3, 3)]
+def cpu_histogram(counts: Sequence[int]) -> str:
+    """Runs per CPU-time bin (``figures.cpu_time_counts``), the bins named by their edges."""
+    edges = CPU_BIN_EDGES_S
     labels = ["< 1 ms"] + [f"{_fmt_s(lo)} - {_fmt_s(hi)}" for lo, hi in zip(edges, edges[1:], strict=False)]
     labels.append(f">= {_fmt_s(edges[-1])}")
-    counts = [0] * len(labels)
-    for value in cpu_seconds:
-        index = 0 if value < edges[0] else min(len(labels) - 1, 1 + int(math.floor(math.log10(value) + 3)))
-        counts[index] += 1
     return bar_chart("CPU time per run (compile + run)", list(zip(labels, map(float, counts), strict=True)))
 
 
-def recorded_time_table(rows: Sequence[AuditRow]) -> str:
+def recorded_time_table(times: Sequence[RecordedTimes]) -> str:
     """sc/tc: our CPU seconds against the time SURGE recorded for the same script and command."""
-    timed = [r for r in rows if r.recorded_time_s is not None and r.audit_class is not AuditClass.NOT_RUN]
-    if not timed:
+    if not times:
         return ""
-    body = []
-    for subset, group in sorted(_group(timed, lambda r: r.subset).items()):
-        ours = sorted(r.cpu_s for r in group)
-        recorded = sorted(r.recorded_time_s or 0.0 for r in group)
-        body.append(
-            [subset, len(group), f"{ours[len(ours) // 2]:.3f}", f"{recorded[len(recorded) // 2]:.3f}"]
-        )
+    body = [[t.subset, t.runs, f"{t.median_cpu_s:.3f}", f"{t.median_recorded_s:.3f}"] for t in times]
     return _table(["subset", "runs", "median CPU seconds (ours)", "median recorded seconds (SURGE)"], body)
 
 
@@ -453,9 +273,10 @@ def _facts(facts: ReportFacts | None) -> str:
     return f'<dl class="facts" id="facts">{body}</dl>'
 
 
-def _headline_table(summary: dict[str, Any]) -> str:
+def _headline_table(figures: AuditFigures) -> str:
     """One row per subset and a total, each label once at its best profile: the terminal's figures."""
-    causes = sorted({c for _, f in headline(summary) for c in f["explained"]}, key=CLASS_ORDER.index)
+    lines = headline(figures)
+    causes = sorted({c for _, f in lines for c in f.explained}, key=CLASS_ORDER.index)
     columns = [
         ("labels", "labels"),
         ("reproduced", "reproduced"),
@@ -466,31 +287,31 @@ def _headline_table(summary: dict[str, Any]) -> str:
     ]
     head = "<th>subset</th>" + "".join(f"<th>{_esc(title)}</th>" for _, title in columns)
     body = []
-    for name, figures in headline(summary):
+    for name, line in lines:
         subset = name.removeprefix("TOTAL").strip() or "all subsets"
-        cells = "".join(f'<td data-field="{key}">{_headline_value(figures, key)}</td>' for key, _ in columns)
+        cells = "".join(f'<td data-field="{key}">{_headline_value(line, key)}</td>' for key, _ in columns)
         total = ' class="total"' if name == "TOTAL" else ""
         body.append(f'<tr data-subset="{_esc(subset)}"{total}><td>{_esc(subset)}</td>{cells}</tr>')
     return f'<table id="headline"><tr>{head}</tr>{"".join(body)}</table>'
 
 
-def _headline_value(figures: dict[str, Any], key: str) -> int:
+def _headline_value(figures: LabelFigures, key: str) -> int:
     if key.startswith("explained:"):
-        return int(figures["explained"].get(key.split(":", 1)[1], 0))
-    return int(figures[key])
+        return figures.explained.get(key.split(":", 1)[1], 0)
+    return int(getattr(figures, key))
 
 
-def _profile_matrix(summary: dict[str, Any]) -> str:
+def _profile_matrix(figures: AuditFigures) -> str:
     """Subset x profile: labels reproduced under that profile alone (a label can count under several)."""
-    profiles = summary["profiles"]
+    profiles = figures.profiles
     if not profiles:
         return ""
     body = [
-        [s, *(f"{f['reproduced_per_profile'].get(p, 0)} of {f['labels']}" for p in profiles)]
-        for s, f in summary["by_subset"].items()
+        [s, *(f"{f.reproduced_per_profile.get(p, 0)} of {f.labels}" for p in profiles)]
+        for s, f in figures.by_subset.items()
     ]
     body.append(
-        ["all subsets", *(f"{summary['reproduced_per_profile'][p]} of {summary['labels']}" for p in profiles)]
+        ["all subsets", *(f"{figures.reproduced_per_profile[p]} of {figures.labels}" for p in profiles)]
     )
     return (
         "<div><h3>Per profile: labels reproduced under each profile</h3>"
@@ -513,32 +334,21 @@ def _legend(rows: Sequence[AuditRow]) -> str:
 def _label_tables(rows: Sequence[AuditRow], limit: int = 500) -> str:
     """Per subset, one line per label: its class under each profile, its best class, who reproduces it."""
     profiles = sorted({r.profile for r in rows})
-    best = {row.location: row for row in best_rows(rows).values()}
-    reproducing = reproducing_profiles(rows)
+    columns = ["label", "language", *(f"class under {p}" for p in profiles), "best class", "reproduced by"]
     parts = []
-    for subset, group in sorted(_group(rows, lambda r: r.subset).items()):
-        cells: dict[str, dict[str, str]] = defaultdict(dict)
-        for row in group:
-            cells[row.location][row.profile] = words(row.audit_class.value)
+    for subset, lines in label_lines(rows).items():
         body = [
             [
-                location,
-                best[location].language,
-                *(by_profile.get(p, "-") for p in profiles),
-                words(best[location].audit_class.value),
-                ", ".join(reproducing.get(location, [])) or "none",
+                line.location,
+                line.language,
+                *(words(line.classes[p].value) if p in line.classes else "-" for p in profiles),
+                words(line.best_class.value),
+                ", ".join(line.reproduced_by) or "none",
             ]
-            for location, by_profile in sorted(cells.items())[:limit]
-        ]
-        columns = [
-            "label",
-            "language",
-            *(f"class under {p}" for p in profiles),
-            "best class",
-            "reproduced by",
+            for line in lines[:limit]
         ]
         parts.append(
-            f'<details id="labels-{_esc(subset)}"><summary>{_esc(subset)}: {len(cells)} labels</summary>'
+            f'<details id="labels-{_esc(subset)}"><summary>{_esc(subset)}: {len(lines)} labels</summary>'
             f"{_table(columns, body)}</details>"
         )
     return "".join(parts)
@@ -559,34 +369,30 @@ def _disagreements(rows: Sequence[AuditRow], limit: int = 200) -> str:
 
 
 def render_html(
-    summary: dict[str, Any],
+    figures: AuditFigures,
     rows: Sequence[AuditRow],
     facts: ReportFacts | None = None,
     title: str = "SURGE label audit",
 ) -> str:
-    best_counts = {
-        s: dict(Counter(r.audit_class.value for r in best_rows(group).values()))
-        for s, group in sorted(_group(rows, lambda r: r.subset).items())
-    }
     leaks = "".join(f"<li>{_esc(r.location)}: {_esc('; '.join(r.leaks))}</li>" for r in _unique_leaks(rows))
-    refusals = "".join(f"<li>{_esc(r['location'])}: {_esc(r['reason'])}</li>" for r in summary["refusals"])
+    refusals = "".join(f"<li>{_esc(r.location)}: {_esc(r.reason)}</li>" for r in figures.refusals)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title><style>{CSS}</style></head>
 <body><h1>{_esc(title)}</h1>
 {_facts(facts)}
-<p>{summary["labels"]} labels, {summary["rows"]} audited runs, {summary["refused"]} refused records.
-{_skipped(summary)}</p>
+<p>{figures.labels} labels, {figures.rows} audited runs, {figures.refused} refused records.
+{_skipped(figures)}</p>
 <h2>Labels, each at its best profile</h2>
-<div class="side"><div>{_headline_table(summary)}</div>
-{_profile_matrix(summary)}</div>
+<div class="side"><div>{_headline_table(figures)}</div>
+{_profile_matrix(figures)}</div>
 <p>Each label is counted once, by its best class over the profiles: the figures the terminal and
 <code>--json</code> print.</p>
 <h2>Classes that occur</h2>
 {_legend(rows)}
-{stacked_chart("labels by best class, per subset", best_counts)}
+{stacked_chart("labels by best class, per subset", best_class_counts(rows))}
 <h2>CPU time</h2>
-{cpu_histogram([r.cpu_s for r in rows if r.audit_class is not AuditClass.NOT_RUN])}
-{recorded_time_table(rows)}
+{cpu_histogram(cpu_time_counts(rows))}
+{recorded_time_table(recorded_times(rows))}
 <h2>Every label</h2>
 {_label_tables(rows)}
 <h2>Answer leakage</h2><ul>{leaks or "<li>none</li>"}</ul>
@@ -597,9 +403,8 @@ def render_html(
 """
 
 
-def _skipped(summary: dict[str, Any]) -> str:
-    skipped = summary.get("skipped_profiles") or {}
-    return "".join(f" Skipped {_esc(name)}: {_esc(why)}." for name, why in skipped.items())
+def _skipped(figures: AuditFigures) -> str:
+    return "".join(f" Skipped {_esc(name)}: {_esc(why)}." for name, why in figures.skipped_profiles.items())
 
 
 def _unique_leaks(rows: Sequence[AuditRow]) -> list[AuditRow]:

@@ -1,0 +1,1 @@
+"""The stages as library functions: each takes a typed options model and returns a typed result."""

@@ -1,0 +1,52 @@
+"""The audit stage: re-execute a released dataset, score every label with its subset's metric and explain
+each disagreement (`surge audit`, docs/audit.md).
+
+    from pipeline.stages.audit import AuditOptions, audit
+    summary = audit(AuditOptions(dataset=Path("dataset/"), profile=["all"], limit=20))
+    summary.by_subset["cl"].reproduced, summary.report
+
+The rounds, the rows and the report are the audit package's (pipeline/audit/stage.py); this module gives
+them the engine: Prefect's flow over the store's batches, sized by the options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pipeline.audit.stage import Executor, run_audit
+from pipeline.audit.summary import AuditOptions, AuditSummary, Executed
+from pipeline.records import RunRequest
+from pipeline.store import Store
+
+__all__ = ["AuditOptions", "AuditSummary", "audit", "engine_executor"]
+
+
+def audit(options: AuditOptions, *, observer: object | None = None) -> AuditSummary:
+    """Re-execute the dataset the options name and classify every label; the rows go to the store's audit
+    table, the HTML report (and the errata, if asked) are written. ``observer`` is accepted for the
+    stages' common signature; the audit tells it nothing yet (its progress is the flow's bar)."""
+    from flows.engine import using_engine
+
+    # One engine for every wave of every round (the caller's, if it opened one): each wave is a job, and
+    # an engine of its own would start Prefect's API again for each.
+    with using_engine():
+        return run_audit(options, engine_executor(options))
+
+
+def engine_executor(options: AuditOptions) -> Executor:
+    """The one call into the execution flow: each request carries its backend (``identified``), so
+    profiles on bwrap and Docker go in one job; the expected seconds size and order its batches."""
+    from flows.naming import JobLabel
+    from pipeline.commands.common import execute_requests
+
+    store = Store(options.store)
+    # The flow run links the report this audit writes (Prefect's UI shows it under the run's artifacts).
+    report = str(options.report_path)
+
+    def execute(requests: list[RunRequest], expected_s: Mapping[str, float]) -> Executed:
+        label = JobLabel.of("audit", requests, report=report)
+        # The batching options are read by name (batch_size, workers, dask_address), as from flags.
+        ran = execute_requests(store, requests, options.batching, label, cost_s=expected_s)  # type: ignore[arg-type]
+        return Executed.model_validate(ran)
+
+    return execute
