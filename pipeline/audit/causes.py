@@ -69,6 +69,36 @@ def code_nondeterminism(program: Program) -> list[str]:
     return found
 
 
+# What else can make two runs of one program differ. Too common to suspect a label for (most programs
+# that build a set or start a thread print the same thing every time), so these are named only once our
+# own repeats have disagreed: then they say which part of the code the variation can come from.
+_RUN_TO_RUN: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(r"\bset\(|\bfrozenset\(|\{\s*\w+\s+for\s|\.keys\(\)\s*[-&|^]"),
+        "the iteration order of a set, which for strings follows the per-run hash seed (PYTHONHASHSEED)",
+    ),
+    (re.compile(r"\bhash\(\s*['\"\w]"), "hash() of a value, salted per run (PYTHONHASHSEED)"),
+    (
+        re.compile(
+            r"\b(?:threading|multiprocessing|concurrent\.futures|asyncio\.gather|std::thread|pthread_create)"
+        ),
+        "threads or processes, whose order of completion varies",
+    ),
+    (re.compile(r"\bos\.listdir\(|\bglob\.glob\(|\bos\.walk\("), "a directory listing's order"),
+]
+
+
+def run_to_run_causes(program: Program) -> list[str]:
+    """Every part of the program that can make its output vary between two runs, quoted: the
+    suspicions of `code_nondeterminism`, then hashing order, threads and directory listings."""
+    text = "\n".join(f.content for f in program.files)
+    found = code_nondeterminism(program)
+    for varies, name in _RUN_TO_RUN:
+        if match := varies.search(text):
+            found.append(f"{name}: `{match.group(0).strip()}`")
+    return found
+
+
 # ---------------------------------------------------------------------------------------------
 # A program that cannot build or run as released
 # ---------------------------------------------------------------------------------------------

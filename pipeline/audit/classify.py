@@ -171,6 +171,8 @@ class Evidence(BaseModel):
     repository: bool = False  # a run instruction builds it: a missing file is the release's gap (rl)
     missing: tuple[str, ...] = ()  # pieces the run needs that the release lacks (rl)
     suspicions: tuple[str, ...] = ()  # code that can make output vary (causes.code_nondeterminism)
+    # once repeats disagree: every part of the code the variation can come from (causes.run_to_run_causes)
+    varies_by: tuple[str, ...] = ()
     conflict: str = ""  # the same program carries other labels (causes.conflicting_labels)
     recorded_time_s: float | None = None
     cpu_limit_s: float | None = None
@@ -189,10 +191,9 @@ def classify(result: RunResult, gt: str, evidence: Evidence | None = None) -> Cl
         reason = timeout_reason(result, facts.recorded_time_s, facts.cpu_limit_s)
         return Classification(audit_class=AuditClass.TIMEOUT, reason=reason, evidence=short_diff(gt, ours))
     if result.distinct_outputs > 1:
-        varied = f" ({', '.join(result.varied)} varied)" if result.varied else ""
         return Classification(
             audit_class=AuditClass.NON_DETERMINISTIC,
-            reason=f"{result.distinct_outputs} distinct outputs in {result.repeats} runs{varied}",
+            reason=non_determinism_reason(result, facts.varies_by),
             evidence=short_diff(gt, ours),
         )
     compared = compare_labels(ours, gt)
@@ -202,6 +203,18 @@ def classify(result: RunResult, gt: str, evidence: Evidence | None = None) -> Cl
         return compared
     cause, reason = explain(result, gt, facts)
     return Classification(audit_class=cause, reason=reason, evidence=compared.evidence)
+
+
+def non_determinism_reason(result: RunResult, varies_by: tuple[str, ...]) -> str:
+    """How often our own repeats disagreed, what varied, and where in the code it can come from: a
+    count alone names no cause."""
+    varied = f" ({', '.join(result.varied)} varied)" if result.varied else ""
+    seen = f"{result.distinct_outputs} distinct outputs in {result.repeats} runs{varied}"
+    if varies_by:
+        return f"{seen}; from the code: " + "; ".join(varies_by)
+    return (
+        f"{seen}; nothing in the code names a cause (no randomness, clock, hashing order, threads or listing)"
+    )
 
 
 def equal_by_metric(note: str, diff: str) -> Classification:

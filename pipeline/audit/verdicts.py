@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from pipeline.audit.causes import code_nondeterminism, conflicting_labels
+from pipeline.audit.causes import code_nondeterminism, conflicting_labels, run_to_run_causes
 from pipeline.audit.checks import classify_check
 from pipeline.audit.classify import Evidence, classify
 from pipeline.audit.rows import CLASS_RANK, REPRODUCED, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
@@ -51,6 +51,7 @@ def evidence_for(conversion: Conversion, result: RunResult, conflict: str = "") 
         repository=conversion.program.run_instruction is not None,
         missing=conversion.plan.missing,
         suspicions=tuple(code_nondeterminism(conversion.program)),
+        varies_by=tuple(run_to_run_causes(conversion.program)) if result.distinct_outputs > 1 else (),
         conflict=conflict,
         recorded_time_s=conversion.plan.recorded_time_s,
         cpu_limit_s=result.provenance.limits.run.cpu_s,

@@ -99,6 +99,7 @@ def test_julia_is_not_run_and_names_julia(rows: dict[str, AuditRow]) -> None:
 def test_unseeded_random_output_is_non_deterministic(rows: dict[str, AuditRow]) -> None:
     row = rows["ml.json[4]:python"]
     assert row.audit_class is AuditClass.NON_DETERMINISTIC and row.distinct_outputs == 2
+    assert "from the code: os.urandom/uuid: `os.urandom(`" in row.reason, row.reason
 
 
 def test_bg_java_compile_error_reproduced(rows: dict[str, AuditRow]) -> None:

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.audit.classify import classify, compare_labels
+from pipeline.audit.causes import code_nondeterminism, run_to_run_causes
+from pipeline.audit.classify import Evidence, classify, compare_labels
 from pipeline.audit.rows import AuditClass
-from pipeline.records import Language, Verdict
+from pipeline.records import Language, Program, Verdict
 from tests.audit.fakes import make_result
 
 CLANG_LABEL = "test.cpp:7:5: error: use of undeclared identifier 'printf'\n"
@@ -87,3 +88,22 @@ def test_a_limit_hit_on_some_repeats_only_is_non_determinism_not_a_timeout() -> 
     verdict = classify(sometimes, "done")
     assert verdict.audit_class is AuditClass.NON_DETERMINISTIC
     assert "exit_code, signal, verdict varied" in verdict.reason
+
+
+def test_disagreeing_repeats_name_where_in_the_code_the_variation_comes_from() -> None:
+    varied = make_result("0.6000000000000001\n", distinct_outputs=2)
+    named = classify(varied, "0.6", Evidence(varies_by=("a set's iteration order: `set(`",)))
+    assert named.audit_class is AuditClass.NON_DETERMINISTIC
+    assert named.reason.startswith("2 distinct outputs in 2 runs; from the code: a set's iteration order")
+    unnamed = classify(varied, "0.6")
+    assert "nothing in the code names a cause" in unnamed.reason
+
+
+def test_run_to_run_causes_quote_hashing_order_and_threads_only_beside_the_suspicions() -> None:
+    summed = Program.single(Language.PYTHON, "w = {'a': .1, 'b': .2}\nprint(sum(w[k] for k in set(w)))\n")
+    (cause,) = run_to_run_causes(summed)
+    assert "hash seed (PYTHONHASHSEED)" in cause and cause.endswith("`set(`")
+    assert code_nondeterminism(summed) == []  # never a suspicion against a label whose repeats agree
+    threaded = Program.single(Language.PYTHON, "import random, threading\nprint(random.random())\n")
+    causes = run_to_run_causes(threaded)
+    assert causes[0].startswith("unseeded random") and causes[1].startswith("threads or processes")
