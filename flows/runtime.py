@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterable, Iterator
@@ -55,9 +56,18 @@ def configure_prefect(state_dir: Path | None = None) -> PrefectSettings:
     settings = choose_settings(state_dir)
     for name, value in settings.in_force.items():
         os.environ.setdefault(name, value)
-    os.environ.setdefault("DO_NOT_TRACK", "1")  # Prefect's client-side telemetry: read from here alone
+    opt_out_of_telemetry()
     make_home(settings.home)
     return settings
+
+
+def opt_out_of_telemetry() -> None:
+    """In a process of surge's own (the `surge` executable, the API server, a Dask worker), as it starts:
+    Prefect's client-side telemetry off unless its environment says otherwise. Prefect reads this opt-out
+    from the environment alone (DO_NOT_TRACK, no setting), as it is imported: without it, a new user's
+    first command in a terminal printed Prefect's telemetry notice and sent its first-import event. A
+    library call runs in its caller's process and leaves this to the caller."""
+    os.environ.setdefault("DO_NOT_TRACK", "1")
 
 
 def make_home(home: Path) -> None:
@@ -339,6 +349,7 @@ def quiet_engine_logs() -> Iterator[None]:
 
 
 FLOW_LOGGER = "surge.flows"
+_flow_log_made = threading.Lock()  # flows of two calls at once: one handler, or each line went out twice
 
 
 def flow_log() -> Any:
@@ -346,12 +357,13 @@ def flow_log() -> Any:
     lines), so the UI shows them under the flow run and the terminal stays as it was. Its callers keep it
     bounded: a few lines a flow, never one per program or per batch."""
     logger = logging.getLogger(FLOW_LOGGER)
-    if not logger.handlers:
-        from prefect.logging.handlers import APILogHandler
+    with _flow_log_made:
+        if not logger.handlers:
+            from prefect.logging.handlers import APILogHandler
 
-        logger.addHandler(APILogHandler())
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
+            logger.addHandler(APILogHandler())
+            logger.setLevel(logging.INFO)
+            logger.propagate = False
     return logger
 
 

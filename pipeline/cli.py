@@ -41,6 +41,7 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 from flows.engine import FLOW_COMMANDS, engine_for
+from flows.runtime import opt_out_of_telemetry
 from pipeline.errors import SurgeError
 
 # name -> module; one line per command (a new command is one new module plus one line here).
@@ -209,6 +210,7 @@ def finish(args: argparse.Namespace, summary: Summary) -> int:
 
 def entry() -> NoReturn:
     """The `surge` executable: ``main``, then a quick exit."""
+    opt_out_of_telemetry()
     argv = sys.argv[1:]
     if not (argv[:1] and argv[0] in FLOW_COMMANDS and not {"-h", "--help"} & set(argv)):
         exit_now(main(argv))
