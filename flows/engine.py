@@ -8,10 +8,10 @@
 
 It holds, as its own state, what used to be module globals reached from threads and tasks: this
 command's Prefect API process (``flows.runtime.LocalApi``), its head start (``flows.head_start``) and
-the claims on it, how many batches may run programs at once (``sandbox_slots``), and who hears of rows
-as they are stored (the progress line), and the Prefect settings it runs with (flows/settings.py),
-chosen as it opens and put in force as Prefect's own settings context while its owner works with it
-(``settings_in_force``, which ``using_engine`` and ``connected`` enter): the process's environment is
+the claims on it, how many batches may run programs at once (``sandbox_slots``), who hears of rows as
+they are stored (the progress line), and the Prefect settings it runs with (flows/settings.py): chosen
+as it opens, in force as Prefect's own settings context while its owner works with it
+(``settings_in_force``, which ``using_engine`` and ``connected`` enter). The process's environment is
 never written, so engines in two threads, or one inside a flow of the user's, each keep their own.
 Nothing is configured when a module is imported.
 

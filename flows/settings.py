@@ -73,7 +73,7 @@ class PrefectSettings(BaseModel):
         "engine runs with it: the user's value where they set one, else surge's"
     )
     chosen: frozenset[str] = Field(description="the names in in_force the user left unset: surge's values")
-    api_url: str | None = Field(description="the user's server; None: the engine starts one of its own")
+    api_url: str | None = Field(description="the user's server (or their flow's); None: start one")
     heartbeats_set: bool = Field(description="the user set a heartbeat frequency (else heartbeats are off)")
 
     @property
@@ -118,7 +118,7 @@ def choose_settings(state_dir: Path | None = None) -> PrefectSettings:
     return PrefectSettings(
         in_force={name: users.get(name, value) for name, value in ours.items()},
         chosen=frozenset(name for name in ours if name not in users),
-        api_url=users.get("PREFECT_API_URL") or None,
+        api_url=users_server(users),
         heartbeats_set=bool(HEARTBEAT_VARIABLES & users.keys()),
     )
 
@@ -134,6 +134,21 @@ def users_settings() -> dict[str, str]:
         return get_current_settings().to_environment_variables(exclude_unset=True)
     environment = {name: value for name, value in os.environ.items() if name.startswith("PREFECT_")}
     return {**active_profile(profiles_path(environment), environment.get("PREFECT_PROFILE")), **environment}
+
+
+def users_server(users: Mapping[str, str]) -> str | None:
+    """The server the user's settings name; inside a flow of theirs that names none (it runs on the
+    ephemeral server Prefect started in this process), the server that flow reports to: surge's flows run
+    as its subflows, and a subflow is recorded beside its parent (elsewhere, creating it was refused with
+    a 409, its parent unknown)."""
+    if users.get("PREFECT_API_URL"):
+        return users["PREFECT_API_URL"]
+    if "prefect.context" not in sys.modules:
+        return None
+    from prefect.context import FlowRunContext
+
+    users_flow = FlowRunContext.get()
+    return str(users_flow.client.api_url).rstrip("/") if users_flow is not None else None
 
 
 def profiles_path(users: Mapping[str, str]) -> Path:

@@ -198,3 +198,42 @@ def test_without_prefect_the_environment_and_the_profile_say(tmp_path: Path) -> 
     assert in_force["PREFECT_HOME"] == str(tmp_path / "state" / "surge" / "prefect")
     assert in_force["PREFECT_PROFILES_PATH"] == str(profiles)
     assert "PREFECT_HOME" in chosen and "PREFECT_LOGGING_LEVEL" not in chosen
+
+
+EPHEMERAL_USER = """
+import json, sys
+import surge
+from prefect import flow
+from prefect.settings import get_current_settings
+
+@flow
+def users_own_flow():
+    before = get_current_settings().api.url
+    ran = surge.run(programs=sys.argv[1], store=sys.argv[2], cpu_s=2, wall_s=4)
+    return [before, ran.ok, ran.written, get_current_settings().api.url]
+
+print(json.dumps(users_own_flow()))
+"""
+
+
+@pytest.mark.slow
+def test_a_call_inside_the_users_flow_on_prefects_own_ephemeral_server_runs_there(
+    tmp_path: Path, require_bwrap: None
+) -> None:
+    """The user names no server: their flow runs on the server Prefect starts in their process, and a
+    call inside it runs its flows there too, as subflows (on a server of surge's own, creating them was
+    refused: their parent was unknown there)."""
+    programs = tmp_path / "programs.jsonl"
+    programs.write_text(json.dumps({"language": "python", "source": "print(1)"}) + "\n")
+    (tmp_path / "home").mkdir()
+    env = {
+        **clean_environment(tmp_path),
+        "HOME": str(tmp_path / "home"),  # a user new to Prefect: no profile, Prefect's own home
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300",  # this machine's load, not the user's
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", EPHEMERAL_USER, str(programs), str(tmp_path / "store")],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [None, True, 1, None]
