@@ -48,7 +48,10 @@ def commands_share_one_api() -> Iterator[None]:
         return
     from flows.engine import Engine
 
-    with Engine() as engine, engine.connected():  # the engine's exit restores the environment
+    with Engine() as engine, engine.connected():
         assert engine.api is not None
-        os.environ["PREFECT_API_URL"] = engine.api.url
-        yield
+        os.environ["PREFECT_API_URL"] = engine.api.url  # the benchmark's own process: its commands inherit it
+        try:
+            yield
+        finally:
+            del os.environ["PREFECT_API_URL"]

@@ -8,9 +8,12 @@
 
 It holds, as its own state, what used to be module globals reached from threads and tasks: this
 command's Prefect API process (``flows.runtime.LocalApi``), its head start (``flows.head_start``) and
-the claims on it, how many batches may run programs at once (``sandbox_slots``), and who hears of rows
-as they are stored (the progress line). Entering it configures Prefect's environment
-(``flows.runtime.configure_prefect``): nothing is configured when a module is imported.
+the claims on it, how many batches may run programs at once (``sandbox_slots``), who hears of rows as
+they are stored (the progress line), and the Prefect settings it runs with (flows/settings.py): chosen
+as it opens, in force as Prefect's own settings context while its owner works with it
+(``settings_in_force``, which ``using_engine`` and ``connected`` enter). The process's environment is
+never written, so engines in two threads, or one inside a flow of the user's, each keep their own.
+Nothing is configured when a module is imported.
 
 Who runs a batch is decided here. The flow's body and its tasks reach the engine through one context
 variable the engine sets while it is open (``current_engine``): Prefect's thread pool copies the
@@ -22,34 +25,39 @@ stay references (a store path, a plan id, a batch id): the engine never rides in
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar, Token
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from flows.runtime import (
-    HEARTBEAT_VARIABLES,
     LocalApi,
     check_api,
     collector_paused,
-    configure_prefect,
+    make_home,
     quiet_engine_logs,
     quiet_senders,
     send_queued_events,
     send_queued_logs,
 )
+from flows.settings import PrefectSettings, choose_settings, settings_in_force
 
 if TYPE_CHECKING:  # loaded as a batch first runs: the executable opens an engine before its own imports
     from flows.head_start import HeadStart
     from pipeline.batches import BatchCounts, RowsListener
 
 _current: ContextVar[Engine | None] = ContextVar("surge_engine", default=None)
+# The engine whose Prefect settings are in force in this context (entered once, however deeply nested).
+_in_force: ContextVar[Engine | None] = ContextVar("surge_engine_settings", default=None)
+# The commands that run a Prefect flow. The executable starts their local API first of all, so that its
+# boot (~7 CPU-s on 2 cores) overlaps the command's own imports and parsing (~1.5 s on one core, the
+# other idle) instead of the batches.
+FLOW_COMMANDS = frozenset({"run", "audit", "build", "pull", "refactor"})
 
 
 class Engine:
@@ -62,11 +70,11 @@ class Engine:
         self.slots: threading.BoundedSemaphore | None = None
         self.listeners: list[RowsListener] = []
         self.token: Token[Engine | None] | None = None
-        self.environment: dict[str, str] = {}
+        self.chosen: PrefectSettings | None = None
 
     def __enter__(self) -> Engine:
-        self.environment = dict(os.environ)
-        configure_prefect(self.state_dir)
+        self.chosen = choose_settings(self.state_dir)
+        make_home(self.chosen.home)
         self.token = _current.set(self)
         return self
 
@@ -77,23 +85,35 @@ class Engine:
             _current.reset(self.token)
             self.token = None
         self.stop_api()
-        self.restore_environment()
 
-    def restore_environment(self) -> None:
-        """Prefect's settings go into the environment as the engine opens (Prefect and its API server
-        read them there); the caller's environment comes back as it closes."""
-        for name in set(os.environ) - set(self.environment):
-            del os.environ[name]
-        for name, value in self.environment.items():
-            if os.environ.get(name) != value:
-                os.environ[name] = value
+    @property
+    def settings(self) -> PrefectSettings:
+        """The Prefect settings chosen as the engine opened."""
+        if self.chosen is None:
+            raise RuntimeError("an engine's settings are chosen as it opens: use `with Engine() as engine:`")
+        return self.chosen
+
+    @contextmanager
+    def settings_in_force(self) -> Iterator[None]:
+        """This engine's Prefect settings in force inside, as Prefect's settings context (for this thread
+        and whatever copies its context); entered once per context, so a command's own ``using_engine``
+        inside the executable's costs nothing."""
+        if _in_force.get() is self:
+            yield
+            return
+        token = _in_force.set(self)
+        try:
+            with settings_in_force(self.settings.updates()):
+                yield
+        finally:
+            _in_force.reset(token)
 
     # -- Prefect's API -------------------------------------------------------------------------
 
     def start_api(self) -> None:
-        """Start this command's Prefect API now, in the background, unless PREFECT_API_URL names one."""
-        if self.api is None and not os.environ.get("PREFECT_API_URL"):
-            self.api = LocalApi()
+        """Start this command's Prefect API now, in the background, unless the user's settings name one."""
+        if self.api is None and self.settings.api_url is None:
+            self.api = LocalApi(self.settings)
 
     def stop_api(self) -> None:
         """Shut the local API down without waiting (by now the flows' states are in its database)."""
@@ -103,7 +123,8 @@ class Engine:
 
     def import_prefect(self) -> None:
         """Prefect's flow and task engines, imported once per process without the cyclic collector
-        (``collector_paused``); after ``__enter__``, since Prefect reads its settings as it is imported."""
+        (``collector_paused``); inside ``settings_in_force``, since Prefect sets up its logging from the
+        settings in force as it is imported."""
         if "prefect.flows" in sys.modules:
             return
         with collector_paused():
@@ -112,34 +133,42 @@ class Engine:
 
     @contextmanager
     def connected(self, job_tags: tuple[str, ...] | list[str] = ()) -> Iterator[None]:
-        """Run the flows inside against this command's API: PREFECT_API_URL's server if set, else the
-        local one (started now if nobody started it). Its URL also reaches Dask workers in the settings
-        Prefect sends with each task, so a cluster records its task runs in the command's database. The
-        engines' failure logs stay quiet (the CLI prints each failure once, with its fix) and every run is
-        tagged with the job's tags (``flows.naming.job_tags``), which the UI's filters offer.
-
-        Flow-run heartbeats are off unless the environment sets their frequency: they serve automations
-        that mark silent flows crashed, which a per-command API never runs, and their thread, sleeping in
-        one-second steps, held every flow's end for up to a second (0.4 s on average, measured)."""
+        """Run the flows inside against this command's API: the server the user's settings name, else the
+        local one (started now if nobody started it), with the engine's settings in force. Its URL also
+        reaches Dask workers in the settings Prefect sends with each task, so a cluster records its task
+        runs in the command's database. The engines' failure logs stay quiet (the CLI prints each failure
+        once, with its fix) and every run is tagged with the job's tags (``flows.naming.job_tags``), which
+        the UI's filters offer."""
         self.start_api()
-        self.import_prefect()
-        from prefect import tags
-        from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+        with self.settings_in_force():
+            self.import_prefect()
+            with self.api_in_force(), quiet_engine_logs(), self.tagged(job_tags):
+                yield
 
-        updates: dict[Any, Any] = {}
-        if not HEARTBEAT_VARIABLES & os.environ.keys():
-            updates[PREFECT_FLOWS_HEARTBEAT_FREQUENCY] = None
-        if self.api is not None:
-            self.api.wait_ready(float(os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"]))
-            updates[PREFECT_API_URL] = self.api.url
-        else:
-            check_api(os.environ["PREFECT_API_URL"])
+    @contextmanager
+    def api_in_force(self) -> Iterator[None]:
+        """The local API's URL in Prefect's settings once it answers; the user's server must answer."""
+        if self.api is None:
+            check_api(self.settings.api_url or "")
+            yield
+            return
+        self.api.wait_ready(self.settings.startup_timeout_s)
+        with settings_in_force({"PREFECT_API_URL": self.api.url}):
+            yield
+
+    @contextmanager
+    def tagged(self, job_tags: tuple[str, ...] | list[str]) -> Iterator[None]:
+        """The flows' work under the job's tags; a server gone mid-work is one line of ours; the queued
+        logs and events sent while the API still answers (Prefect drains its senders only at the
+        process's exit)."""
         import httpx
+        from prefect import tags
+        from prefect.settings import PREFECT_API_URL
 
         from pipeline.errors import EngineUnavailable
 
         quiet_senders()
-        with temporary_settings(updates), quiet_engine_logs(), tags(*job_tags):
+        with tags(*job_tags):
             try:
                 yield
             except httpx.TransportError as error:  # the server went away during the work: ours, one line
@@ -254,10 +283,20 @@ def current_engine() -> Engine:
 @contextmanager
 def using_engine() -> Iterator[Engine]:
     """The engine its caller opened (the `surge` executable opens one per command), else one for this
-    call alone, closed when it returns."""
+    call alone, closed when it returns; its Prefect settings in force inside."""
     engine = _current.get()
     if engine is not None:
-        yield engine
+        with engine.settings_in_force():
+            yield engine
         return
-    with Engine() as engine:
+    with Engine() as engine, engine.settings_in_force():
         yield engine
+
+
+def engine_for(command: str) -> AbstractContextManager[object]:
+    """A flow command runs inside an engine: the caller's (the executable's), else one of its own.
+    Entered before the command imports its flows: Prefect sets up its logging from the settings in
+    force as it is imported."""
+    if command not in FLOW_COMMANDS:
+        return nullcontext()
+    return using_engine()

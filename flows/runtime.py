@@ -1,13 +1,12 @@
 """How every surge flow runs Prefect: quiet, local, bounded (the pieces flows/engine.py's ``Engine`` uses).
 
-``configure_prefect()`` runs before Prefect is imported (Prefect reads its settings as it is imported;
-the engine calls it as it opens, nothing calls it on import): PREFECT_HOME is a per-user state folder
-(``default_prefect_home``), telemetry is off, and with no PREFECT_API_URL set, ``Engine.start_api()``
-starts the app Prefect's ephemeral mode serves as a subprocess (``LocalApi``, flows/api_server.py; no
-server to start by hand; ~5 s here, overlapped with the command's planning). Tasks take batches, never
-single programs: a task run costs ~6 ms and ~4 KB of events, and the default thread pool is unbounded,
-so ``task_runner()`` caps it. With a Dask scheduler address the batches run on that cluster instead
-(prefect-dask).
+Which settings Prefect runs with is flows/settings.py's: an engine puts them in force as Prefect's own
+settings context for its work, never in ``os.environ``. With no server named by the user's settings,
+``Engine.start_api()`` starts the app Prefect's ephemeral mode serves as a subprocess (``LocalApi``,
+flows/api_server.py; no server to start by hand; ~5 s here, overlapped with the command's planning),
+given its settings in the environment it starts with. Tasks take batches, never single programs: a task
+run costs ~6 ms and ~4 KB of events, and the default thread pool is unbounded, so ``task_runner()`` caps
+it. With a Dask scheduler address the batches run on that cluster instead (prefect-dask).
 """
 
 from __future__ import annotations
@@ -19,17 +18,22 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-# Where Prefect keeps its state (its SQLite database, the local API's logs) unless PREFECT_HOME says:
-# one folder per user, never the working folder (docs/api.md, "Prefect's settings").
-STATE_SUBDIR = Path("surge") / "prefect"
-FREEZE_VARIABLE = "SURGE_FREEZE_IMPORTS"  # "0": a library call leaves the caller's collector alone
+from flows.settings import PrefectSettings, choose_settings
+
+# Whether an import-heavy start-up freezes what it built (``collector_paused``): yes in a process of
+# surge's own (the executable, the API server, a Dask worker); a library call, in its caller's process,
+# leaves the caller's collector alone (``imports_left_unfrozen``). A context variable, so a call in one
+# thread decides for itself only.
+_freeze_after_imports: ContextVar[bool] = ContextVar("surge_freeze_after_imports", default=True)
 # Prefect logs each failed task and flow with its traceback; the states in its database keep them.
 ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
 # Prefect's background senders note on stderr that they are still sending ("EventsWorker - Still processing
@@ -40,50 +44,35 @@ SENDER_LOGGERS = ("EventsWorker", "APILogWorker")
 # event's whole repr (~2 KB), and the websocket's reconnect warning before each. ``OncePerKind`` keeps the
 # first of each kind, in one short line; the command itself says, in its own line, that the API stopped.
 SENDER_FAILURE_LOGGERS = ("prefect._internal.concurrency", "prefect.events.clients")
-HEARTBEAT_VARIABLES = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"}
 
 
-def default_prefect_home() -> Path:
-    """``$XDG_STATE_HOME/surge/prefect``, else ``~/.local/state/surge/prefect``."""
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state).expanduser().resolve() / STATE_SUBDIR
+def configure_prefect(state_dir: Path | None = None) -> PrefectSettings:
+    """Configure a process of surge's own, never a caller's: the API server, a Dask worker, a benchmark.
 
-
-def configure_prefect(state_dir: Path | None = None) -> None:
-    """Prefect's settings for surge, each one only where the environment sets none; ``state_dir``: a
-    folder to keep Prefect's home in (``state_dir/prefect``) instead of the per-user default."""
-    honour_user_profile()
-    home = (state_dir / "prefect").resolve() if state_dir is not None else default_prefect_home()
-    defaults = {
-        "PREFECT_HOME": str(home),
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "DO_NOT_TRACK": "1",
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-        # Logs reach the UI, bounded: the engines' loggers stay at WARNING and each flow sends only its
-        # summary and its warnings (``flow_log``), never a line per program or per batch.
-        "PREFECT_LOGGING_TO_API_ENABLED": "true",
-        "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
-        "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "false",
-        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
-        # Prefect 3 records task runs from their events (the task-run recorder): it stays on, so each
-        # batch is a task run with its state in Prefect's database; ``wait_for_task_runs``
-        # lets it catch up before the process exits. The other services only feed the UI.
-        "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "true",
-        "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
-        "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
-        "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": "false",
-        "PREFECT_SERVER_SERVICES_LATE_RUNS_ENABLED": "false",
-        "PREFECT_SERVER_SERVICES_FOREMAN_ENABLED": "false",
-        # No blocks are used: registering Prefect's block types at each start loaded every installed
-        # collection (prefect-dask, hence Dask) in the server, ~0.5 CPU-s per command.
-        "PREFECT_SERVER_REGISTER_BLOCKS_ON_START": "false",
-        "PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false",
-    }
-    for name, value in defaults.items():
+    Such a process reads its Prefect settings from its environment as it imports Prefect, so the chosen
+    settings (flows/settings.py) go there, each only where the environment sets none, before anything
+    imports Prefect. A command or a library call puts them in force as a settings context instead
+    (``Engine``), leaving its process's environment as it was."""
+    settings = choose_settings(state_dir)
+    for name, value in settings.in_force.items():
         os.environ.setdefault(name, value)
-    # Prefect creates its home without parents; missing, the ephemeral server never comes up and the
-    # client waits for the start-up timeout before failing.
-    home = Path(os.environ["PREFECT_HOME"])
+    opt_out_of_telemetry()
+    make_home(settings.home)
+    return settings
+
+
+def opt_out_of_telemetry() -> None:
+    """In a process of surge's own (the `surge` executable, the API server, a Dask worker), as it starts:
+    Prefect's client-side telemetry off unless its environment says otherwise. Prefect reads this opt-out
+    from the environment alone (DO_NOT_TRACK, no setting), as it is imported: without it, a new user's
+    first command in a terminal printed Prefect's telemetry notice and sent its first-import event. A
+    library call runs in its caller's process and leaves this to the caller."""
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+
+
+def make_home(home: Path) -> None:
+    """Prefect creates its home without parents; missing, the ephemeral server never comes up and the
+    client waits for the start-up timeout before failing."""
     try:
         home.mkdir(parents=True, exist_ok=True)
     except OSError as error:  # a read-only working folder: one line with the fix, not a traceback
@@ -93,41 +82,6 @@ def configure_prefect(state_dir: Path | None = None) -> None:
             f"cannot create Prefect's state folder {home}: {error.strerror}",
             hint="set PREFECT_HOME (or XDG_STATE_HOME) to a writable folder",
         ) from None
-
-
-def honour_user_profile() -> None:
-    """Keep the user's Prefect profile in force although PREFECT_HOME moves to surge's state folder.
-
-    Prefect finds its profiles at ``$PREFECT_HOME/profiles.toml`` (``~/.prefect`` by default); moving the
-    home made a user's profile, and the server it names, invisible. Its file stays Prefect's profiles
-    file, and its PREFECT_API_URL is exported, so ``Engine.start_api`` uses that server rather than starting
-    one (the environment still wins over the profile, as in Prefect)."""
-    home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
-    profiles = Path(os.environ.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser()
-    if not profiles.is_file():
-        return
-    os.environ.setdefault("PREFECT_PROFILES_PATH", str(profiles))
-    api_url = profile_setting(profiles, "PREFECT_API_URL")
-    if api_url and "PREFECT_API_URL" not in os.environ:
-        os.environ["PREFECT_API_URL"] = api_url
-
-
-def profile_setting(profiles: Path, name: str) -> str | None:
-    """The active profile's value for this setting (PREFECT_PROFILE, else the file's ``active``)."""
-    import tomllib
-
-    try:
-        content = tomllib.loads(profiles.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        from pipeline.errors import ConfigurationError
-
-        raise ConfigurationError(
-            f"cannot read Prefect's profiles file {profiles}: {error}",
-            hint="fix the file (`prefect profile ls` reads it too) or set PREFECT_PROFILES_PATH to another",
-        ) from None
-    active = os.environ.get("PREFECT_PROFILE") or content.get("active") or "ephemeral"
-    value = content.get("profiles", {}).get(active, {}).get(name)
-    return str(value) if value else None
 
 
 @contextmanager
@@ -142,10 +96,21 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        if os.environ.get(FREEZE_VARIABLE) != "0":
+        if _freeze_after_imports.get():
             gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+@contextmanager
+def imports_left_unfrozen() -> Iterator[None]:
+    """Inside, in this context only: Prefect's start-up freezes none of the process's objects (a
+    library call's caller keeps its collector as it was)."""
+    token = _freeze_after_imports.set(False)
+    try:
+        yield
+    finally:
+        _freeze_after_imports.reset(token)
 
 
 def default_workers() -> int:
@@ -173,21 +138,22 @@ class LocalApi:
     leaves the command's CPU to the work (bench/bench_orchestration.py measures the fixed cost).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, settings: PrefectSettings) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}/api"
-        self.log_path = Path(os.environ["PREFECT_HOME"]) / f"server-{self.port}.log"
+        self.log_path = settings.home / f"server-{self.port}.log"
         self.keep_log = False
         # Its own session, so a Ctrl-C reaches the command (which records the flow as crashed through this
         # server) and not the server; it still dies with the command, even a command killed by SIGKILL.
         # -P: the command's working directory stays off the server's import path (a user's own `flows`
-        # package there would shadow ours).
+        # package there would shadow ours). Its settings are in the environment it starts with, a copy: the
+        # command's own process keeps its environment as it was.
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-P", "-m", "flows.api_server", "--port", str(self.port)],
-                env={**os.environ, "PREFECT_UI_ENABLED": "0"},
+                env=settings.server_environment(),
                 stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, preexec_fn=die_with_parent,
             )  # fmt: skip
 
@@ -355,20 +321,35 @@ def wait_for_task_runs(flow_run_id: object, expected: int, timeout_s: float = 15
     return count
 
 
+_engine_logs_quiet: ContextVar[bool] = ContextVar("surge_engine_logs_quiet", default=False)
+
+
+class QuietInside(logging.Filter):
+    """Drops the records logged where ``quiet_engine_logs`` is in force: in its context and in the task
+    threads that copy it. Whatever else logs there (the user's own flows, another thread's) passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _engine_logs_quiet.get()
+
+
 @contextmanager
 def quiet_engine_logs() -> Iterator[None]:
-    loggers = [logging.getLogger(name) for name in ENGINE_LOGGERS]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.CRITICAL)
+    """The engines' failure logs off for the flows run inside (the CLI prints each failure once, with its
+    fix), by a context variable rather than the loggers' levels: a level is the whole process's, and two
+    calls at once restored each other's."""
+    for name in ENGINE_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(known, QuietInside) for known in logger.filters):
+            logger.addFilter(QuietInside())
+    token = _engine_logs_quiet.set(True)
     try:
         yield
     finally:
-        for logger, level in zip(loggers, levels, strict=True):
-            logger.setLevel(level)
+        _engine_logs_quiet.reset(token)
 
 
 FLOW_LOGGER = "surge.flows"
+_flow_log_made = threading.Lock()  # flows of two calls at once: one handler, or each line went out twice
 
 
 def flow_log() -> Any:
@@ -376,12 +357,13 @@ def flow_log() -> Any:
     lines), so the UI shows them under the flow run and the terminal stays as it was. Its callers keep it
     bounded: a few lines a flow, never one per program or per batch."""
     logger = logging.getLogger(FLOW_LOGGER)
-    if not logger.handlers:
-        from prefect.logging.handlers import APILogHandler
+    with _flow_log_made:
+        if not logger.handlers:
+            from prefect.logging.handlers import APILogHandler
 
-        logger.addHandler(APILogHandler())
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
+            logger.addHandler(APILogHandler())
+            logger.setLevel(logging.INFO)
+            logger.propagate = False
     return logger
 
 

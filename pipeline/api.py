@@ -8,8 +8,8 @@ A function takes an options model (``pipeline/commands/options.py``) or its fiel
 returns the summary model holding what the command's ``--json`` prints (``.text``: what it prints
 without). The CLI is a layer over the same ``perform``: parse the flags, make the options, print.
 
-Importing changes nothing in the caller's process: the Prefect settings are made inside each call, in
-the environment, and the environment is restored when the call returns (docs/api.md says which). The
+Importing changes nothing in the caller's process, and neither does a call: its Prefect settings are
+Prefect's own settings context for the call's duration, never ``os.environ`` (docs/api.md says which). The
 library raises the exceptions of ``pipeline.errors`` (each with a ``hint``); a failure of ours during
 the work (a batch, the sandbox) is in the summary's ``failures``, as the CLI prints it.
 """
@@ -17,7 +17,6 @@ the work (a batch, the sandbox) is in the summary's ``failures``, as the CLI pri
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -116,7 +115,7 @@ def perform(command: str, options: Options, as_json: bool = False) -> dict[str, 
 
 
 def _call(command: str, options: Options, summary_type: type[S]) -> S:
-    from pipeline.cli import engine_for
+    from flows.engine import engine_for
 
     # A flow command runs in the caller's engine if it opened one (`with Engine():` around several calls
     # shares one Prefect API), else in one of its own, closed as the call returns (flows/engine.py).
@@ -131,17 +130,9 @@ def _call(command: str, options: Options, summary_type: type[S]) -> S:
 
 @contextmanager
 def library_call() -> Iterator[None]:
-    """The caller's environment back as it was after the call (the Prefect settings are made in it, for
-    Prefect and its API server to read), and no ``gc.freeze()`` of the caller's objects."""
-    from flows.runtime import FREEZE_VARIABLE
+    """A call in the caller's process: Prefect's start-up there freezes none of the caller's objects
+    (``gc.freeze()``), in this call's context only (a call in another thread decides for itself)."""
+    from flows.runtime import imports_left_unfrozen
 
-    before = dict(os.environ)
-    os.environ[FREEZE_VARIABLE] = "0"
-    try:
+    with imports_left_unfrozen():
         yield
-    finally:
-        for name in set(os.environ) - set(before):
-            del os.environ[name]
-        for name, value in before.items():
-            if os.environ.get(name) != value:
-                os.environ[name] = value

@@ -40,6 +40,8 @@ import traceback
 from types import ModuleType
 from typing import Any, NoReturn
 
+from flows.engine import FLOW_COMMANDS, engine_for
+from flows.runtime import opt_out_of_telemetry
 from pipeline.errors import SurgeError
 
 # name -> module; one line per command (a new command is one new module plus one line here).
@@ -206,24 +208,9 @@ def finish(args: argparse.Namespace, summary: Summary) -> int:
     return exit_code
 
 
-# The commands that run a Prefect flow. The executable starts their local API first of all, so that its
-# boot (~7 CPU-s on 2 cores) overlaps the command's own imports and parsing (~1.5 s on one core, the
-# other idle) instead of the batches.
-FLOW_COMMANDS = frozenset({"run", "audit", "build", "pull", "refactor"})
-
-
-def engine_for(command: str) -> contextlib.AbstractContextManager[object]:
-    """A flow command runs inside an engine (flows/engine.py): the executable's, else one of its own.
-    Opened before the command imports its flows: Prefect reads its settings as it is imported."""
-    if command not in FLOW_COMMANDS:
-        return contextlib.nullcontext()
-    from flows.engine import using_engine
-
-    return using_engine()
-
-
 def entry() -> NoReturn:
     """The `surge` executable: ``main``, then a quick exit."""
+    opt_out_of_telemetry()
     argv = sys.argv[1:]
     if not (argv[:1] and argv[0] in FLOW_COMMANDS and not {"-h", "--help"} & set(argv)):
         exit_now(main(argv))

@@ -64,8 +64,8 @@ def user_env(home: Path) -> dict[str, str]:
 
 def test_the_users_profile_names_the_api_although_prefect_home_moves(tmp_path: Path) -> None:
     home = user_home_with_profile(tmp_path / "home", "http://127.0.0.1:4999/api")
-    show = "from flows.runtime import configure_prefect; import os; configure_prefect(); "
-    show += "print(os.environ.get('PREFECT_API_URL'), os.environ['PREFECT_HOME'])"
+    show = "from flows.settings import choose_settings; chosen = choose_settings(); "
+    show += "print(chosen.api_url, chosen.home)"
     done = subprocess.run(
         [sys.executable, "-c", show], env={**user_env(home), "PYTHONPATH": str(REPOSITORY)},
         cwd=tmp_path, capture_output=True, text=True, check=True,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.runtime import LocalApi, collector_paused, configure_prefect
+from flows.runtime import LocalApi, collector_paused, make_home
+from flows.settings import choose_settings
 
 
 def test_the_collector_is_off_inside_and_what_was_built_is_frozen_after() -> None:
@@ -55,8 +56,9 @@ def test_the_local_api_starts_from_a_folder_with_a_flows_package_of_its_own(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    configure_prefect()  # creates the home
-    api = LocalApi()
+    settings = choose_settings()
+    make_home(settings.home)
+    api = LocalApi(settings)
     try:
         api.wait_ready(120)
         with urllib.request.urlopen(f"{api.url}/health", timeout=10) as response:
@@ -65,9 +67,10 @@ def test_the_local_api_starts_from_a_folder_with_a_flows_package_of_its_own(
         api.stop()
 
 
-def test_importing_the_flows_configures_nothing_until_an_engine_opens(tmp_path: Path) -> None:
+def test_importing_the_flows_configures_nothing_and_an_engine_writes_no_environment(tmp_path: Path) -> None:
     """Flows import Prefect like Prefect's own examples: no setting written, nothing frozen, no server,
-    until a command opens its engine (flows/engine.py); then Prefect's settings are in place."""
+    until a command opens its engine (flows/engine.py); then Prefect's settings are the engine's, as
+    Prefect's settings context, and the environment is the same before, inside and after."""
     import json
     import os
     import subprocess
@@ -76,13 +79,14 @@ def test_importing_the_flows_configures_nothing_until_an_engine_opens(tmp_path: 
     probe = (
         "import gc, json, os\n"
         "import flows.run_programs, flows.build_subset, flows.pull_sources, flows.refactor_items\n"
-        "before = {k: v for k, v in os.environ.items() if k.startswith('PREFECT_')}\n"
-        "frozen = gc.get_freeze_count()\n"
+        "from prefect.settings import get_current_settings\n"
+        "environ, frozen = dict(os.environ), gc.get_freeze_count()\n"
         "from flows.engine import Engine, engine_here\n"
-        "with Engine() as engine:\n"
-        "    inside = (engine_here() is engine, os.environ.get('PREFECT_LOGGING_LEVEL'), engine.api)\n"
-        "after = {k: v for k, v in os.environ.items() if k.startswith('PREFECT_')}\n"
-        "print(json.dumps([before, frozen, inside[0], inside[1], inside[2], engine_here(), after]))\n"
+        "with Engine() as engine, engine.settings_in_force():\n"
+        "    inside = [engine_here() is engine, get_current_settings().logging.level, engine.api is None,\n"
+        "              str(get_current_settings().home), dict(os.environ) == environ]\n"
+        "after = [engine_here(), get_current_settings().logging.level, dict(os.environ) == environ]\n"
+        "print(json.dumps([frozen, inside, after]))\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env["PREFECT_PROFILES_PATH"] = str(tmp_path / "no-profiles.toml")  # no user profile either
@@ -92,8 +96,8 @@ def test_importing_the_flows_configures_nothing_until_an_engine_opens(tmp_path: 
         check=False, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    before, frozen, current, level, api, left, after = json.loads(done.stdout.strip().splitlines()[-1])
-    assert before == {"PREFECT_PROFILES_PATH": str(tmp_path / "no-profiles.toml")} and frozen == 0
-    assert current is True and level == "WARNING"  # configured as the engine opened, and reachable
-    assert api is None and left is None  # no API until a flow needs one; none left open after
-    assert after == before  # the caller's environment as it was once the engine closed
+    frozen, inside, after = json.loads(done.stdout.strip().splitlines()[-1])
+    assert frozen == 0
+    # the engine's settings, reachable; no API until a flow needs one; the environment never written
+    assert inside == [True, "WARNING", True, str(tmp_path / "state" / "surge" / "prefect"), True]
+    assert after == [None, "INFO", True]  # Prefect's own defaults again once the engine closed
