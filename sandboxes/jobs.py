@@ -204,6 +204,8 @@ class CompileStep:
             "memory_rlimit": self.spec.memory_rlimit,
             "stop_unless_ok": True,
         }
+        if self.spec.warm_compiler is not None:
+            compile_phase["warm"] = self.spec.warm_compiler.phase_entry()
         phases = [placed_phase(self.paths, phase) for phase in (compile_phase, then) if phase is not None]
         return {
             "id": self.request.run_id,

@@ -38,6 +38,14 @@ class JobFile(_FileRequired, total=False):
     mode: int
 
 
+class WarmServer(TypedDict):
+    """A compiler kept warm across a runner's programs (warm.py): the command that starts its server
+    (``{servers}``: the folder of the servers' sources) and the compile command's tool it stands for."""
+
+    server: list[str]
+    serves: str
+
+
 class _PhaseRequired(TypedDict):
     name: str  # "compile", "run", ...
     argv: list[str]  # executed directly (no shell) after a PATH lookup
@@ -51,6 +59,7 @@ class Phase(_PhaseRequired, total=False):
     memory_rlimit: str  # "data" | "as" | "none"
     repeat: int  # run the phase this many times (determinism checks)
     stop_unless_ok: bool  # skip the following phases unless every run was "ok"
+    warm: WarmServer  # a compile a warm compiler may answer (warm.py says when it does)
 
 
 class _JobRequired(TypedDict):

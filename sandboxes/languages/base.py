@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+
+if TYPE_CHECKING:
+    from sandboxes.inner.protocol import WarmServer
 
 WORKDIR = "/app"
 
@@ -68,6 +72,19 @@ class AcceptedSettings:
 
 
 @dataclass(frozen=True)
+class WarmCompiler:
+    """A compiler server the in-sandbox runner keeps running across its programs, so the compiler's start
+    and warm-up are paid once per runner (sandboxes/inner/warm.py says when it may answer a compile and
+    what keeps it a cold compile's equal)."""
+
+    server: tuple[str, ...]  # the command that starts it; "{servers}" is sandboxes/inner/warm_servers
+    serves: str  # the compile command's tool it answers for; a compile by any other tool runs cold
+
+    def phase_entry(self) -> WarmServer:
+        return {"server": list(self.server), "serves": self.serves}
+
+
+@dataclass(frozen=True)
 class LanguageSpec:
     """Everything about one language; every per-language table elsewhere is derived from these fields.
 
@@ -112,6 +129,7 @@ class LanguageSpec:
     heap_flag: str | None = None  # e.g. "-Xmx{}m": a managed heap sized to half the run's memory limit
     self_test: str = ""  # a tiny program printing SELF_TEST_OUTPUT (tests run every installed language)
     settings: AcceptedSettings = AcceptedSettings()  # which settings its toolchain takes (default: none)
+    warm_compiler: WarmCompiler | None = None  # a compiler kept warm across a runner's programs
 
     @property
     def fence_name(self) -> str:
