@@ -206,6 +206,8 @@ class CompileStep:
         }
         if self.spec.warm_compiler is not None:
             compile_phase["warm"] = self.spec.warm_compiler.phase_entry()
+        if self.spec.seeded_cache is not None:
+            compile_phase["seed"] = self.spec.seeded_cache.phase_entry()
         phases = [placed_phase(self.paths, phase) for phase in (compile_phase, then) if phase is not None]
         return {
             "id": self.request.run_id,

@@ -46,6 +46,20 @@ class WarmServer(TypedDict):
     serves: str
 
 
+class SeedFile(TypedDict):
+    path: str
+    text: str
+
+
+class SeededCache(TypedDict):
+    """A compiler cache filled once per runner by compiling a seed program (warm.py's SeededCaches): the
+    compile environment's variable naming the cache folder, the seed's files and its compile command."""
+
+    cache_env: str
+    files: list[SeedFile]
+    argv: list[str]
+
+
 class _PhaseRequired(TypedDict):
     name: str  # "compile", "run", ...
     argv: list[str]  # executed directly (no shell) after a PATH lookup
@@ -60,6 +74,7 @@ class Phase(_PhaseRequired, total=False):
     repeat: int  # run the phase this many times (determinism checks)
     stop_unless_ok: bool  # skip the following phases unless every run was "ok"
     warm: WarmServer  # a compile a warm compiler may answer (warm.py says when it does)
+    seed: SeededCache  # a compile that may start from a seeded cache (warm.py)
 
 
 class _JobRequired(TypedDict):

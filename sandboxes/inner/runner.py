@@ -336,7 +336,7 @@ class Runner:
     def run_phase(self, phase: Phase) -> RawRun:
         """One run of the phase: a compile a warm compiler can answer, by it (warm.py says when it may);
         otherwise as ``run_judged`` runs it."""
-        if self.warm is not None and "warm" in phase:
+        if self.warm is not None and ("warm" in phase or "seed" in phase):
             return self.warm.compile(phase, lambda: self.run_judged(phase))
         return self.run_judged(phase)
 

@@ -24,15 +24,22 @@ for the compile only; the runner then gives every file it wrote to the programs'
 leaves them. Without a uid of the programs' own (a runner that is not root) nothing is kept warm.
 
 Its CPU time is the server's own (/proc/<pid>/stat: user and system ticks of all its threads) since the
-compile before: a server's start is paid by the first program it serves.
+compile before: a server's start is paid by the first program it serves. A warm attempt thrown away (not
+clean) is not charged: the cold compile's facts are the program's.
+
+A compiler's own content-addressed cache can be kept warm the same way (``SeededCaches``: Go's).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import select
+import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -95,8 +102,11 @@ class WarmCompilers:
         self.warm_uid = uid + WARM_UID_OFFSET
         self.servers: dict[tuple, Server] = {}
         self.refused: set[tuple] = set()
+        self.seeds = SeededCaches(uid, gid, self.warm_uid)
 
     def compile(self, phase: Phase, cold: Callable[[], RawRun]) -> RawRun:
+        if "seed" in phase:
+            return self.seeds.compile(phase, cold)
         warm = phase.get("warm")
         if warm is None or not servable(phase, warm):
             return cold()
@@ -146,10 +156,10 @@ class WarmCompilers:
             give_back(workdir, self.uid, self.gid)
         if reply is None:
             return None
+        user_s, sys_s = server_cpu(server)  # a thrown-away attempt's too: the next starts from here
         status, stdout, stderr = reply
         if status != 0 or stdout or stderr:
             return None
-        user_s, sys_s = server_cpu(server)
         return clean_run(phase["argv"], user_s, sys_s, time.monotonic() - started, peak_rss_kib(server.pid))
 
     def verify(self, key, server, phase, answer, before, cold) -> RawRun:
@@ -332,3 +342,123 @@ def snapshot(workdir: str, before: set[str]) -> dict[str, tuple[int, bytes]]:
         else:
             found[relative] = (mode, b"")
     return found
+
+
+# -- a compiler's own cache, seeded once per runner ---------------------------------------------------
+
+
+class SeededCaches:
+    """Compiles that start from a cache a seed program filled once per runner (``"seed": {"cache_env":
+    "GOCACHE", "files": [...], "argv": [...]}``, from the spec's ``seeded_cache``).
+
+    Go's build cache is content-addressed (an entry's key hashes the toolchain, flags and sources): a
+    program compiled against a copy of a cache that already holds the standard library's packages gets
+    the same objects, and the same binary, as one compiled against an empty cache, without building
+    them again. The seed is compiled by the warm uid into a template beside the workdir, which the
+    programs' uid can read but not write; each compile gets a fresh copy of it, its own, at the path the
+    compile's environment names (the programs' /tmp is emptied before every program, and the copy with
+    it). As with a warm server, only a clean success is answered so, and the first is also compiled
+    cold and compared; the seed's CPU is added to that first compile.
+    """
+
+    def __init__(self, uid: int, gid: int, warm_uid: int) -> None:
+        self.uid, self.gid, self.warm_uid = uid, gid, warm_uid
+        self.templates: dict[str, tuple[str, float]] = {}  # key -> (template, the seed's CPU seconds)
+        self.verified: set[str] = set()
+        self.refused: set[str] = set()
+
+    def compile(self, phase: Phase, cold: Callable[[], RawRun]) -> RawRun:
+        seed = phase["seed"]
+        target = phase.get("env", {}).get(seed["cache_env"], "")
+        key = seed_key(phase)
+        if key in self.refused or not target.startswith("/") or os.path.lexists(target):
+            return cold()
+        template = self.templates.get(key) or self.prepare(key, phase)
+        if template is None:
+            return cold()
+        workdir = phase["cwd"]
+        before = set(walk(workdir))
+        copy_owned(template[0], target, self.uid, self.gid)
+        seeded = cold()
+        clean = seeded["status"] == "ok" and not seeded["stdout"] and not seeded["stderr"]
+        if clean and key in self.verified:
+            return seeded
+        written = snapshot(workdir, before)
+        remove_new(workdir, before)
+        shutil.rmtree(target, ignore_errors=True)
+        truth = cold()
+        if not clean:
+            return truth
+        if truth == {**seeded, **timing(truth)} and snapshot(workdir, before) == written:
+            self.verified.add(key)
+        else:
+            self.refused.add(key)
+        paid = truth.copy()  # the seed, and this compile's seeded run, are paid here once
+        paid["cpu_user_s"] = round(truth["cpu_user_s"] + template[1] + seeded["cpu_user_s"], 6)
+        paid["cpu_sys_s"] = round(truth["cpu_sys_s"] + seeded["cpu_sys_s"], 6)
+        return paid
+
+    def prepare(self, key: str, phase: Phase) -> tuple[str, float] | None:
+        """Compile the seed as the warm uid into a template of the compiler's cache; None when it fails
+        (the key is then never seeded by this runner)."""
+        seed = phase["seed"]
+        root = os.path.join(os.path.dirname(os.path.abspath(phase["cwd"])), SEED_FOLDER)
+        home = os.path.join(root, key)
+        work, cache = os.path.join(home, "work"), os.path.join(home, "cache")
+        try:
+            os.makedirs(root, mode=0o755, exist_ok=True)
+            for folder in (home, work):
+                os.makedirs(folder, mode=0o755, exist_ok=True)
+                os.chown(folder, self.warm_uid, self.warm_uid)
+            for entry in seed["files"]:
+                with open(os.path.join(work, entry["path"]), "w", encoding="utf-8") as handle:
+                    handle.write(entry["text"])
+            env = seed_env(phase, home, cache)
+            before = os.times()
+            done = subprocess.run(seed["argv"], cwd=work, env=env, user=self.warm_uid, group=self.warm_uid,
+                                  extra_groups=[], capture_output=True, timeout=SEED_TIMEOUT_S)  # fmt: skip
+            after = os.times()
+        except (OSError, subprocess.SubprocessError):
+            done = None
+        if done is None or done.returncode != 0 or not os.path.isdir(cache):
+            self.refused.add(key)
+            return None
+        spent_s = after.children_user + after.children_system - before.children_user - before.children_system
+        self.templates[key] = (cache, spent_s)
+        return self.templates[key]
+
+
+SEED_TIMEOUT_S = 300
+# Beside the workdir (bwrap: /.surge-seeds in the sandbox's own root), never emptied between programs.
+SEED_FOLDER = ".surge-seeds"
+
+
+def seed_key(phase: Phase) -> str:
+    """What a template depends on: the seed, and the compile's environment (the cache's keys hash the
+    toolchain and its settings, and a template is only ever used where it was made)."""
+    facts = [phase["seed"], sorted(phase.get("env", {}).items()), phase["cwd"]]
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def seed_env(phase: Phase, home: str, cache: str) -> dict[str, str]:
+    """The compile's environment for the seed, with every folder under /tmp moved into the seed's home
+    (the warm uid must leave nothing in the programs' /tmp: Go's GOPATH is there) and the cache's its
+    own."""
+    env = {
+        name: home + value if value == "/tmp" or value.startswith("/tmp/") else value
+        for name, value in phase.get("env", {}).items()
+    }
+    return {**env, "TMPDIR": home, phase["seed"]["cache_env"]: cache}
+
+
+def timing(run: RawRun) -> dict:
+    """A run's measurements, which two equal compiles never share."""
+    return {key: run[key] for key in ("cpu_user_s", "cpu_sys_s", "wall_s", "max_rss_kib")}  # type: ignore[literal-required]
+
+
+def copy_owned(template: str, target: str, uid: int, gid: int) -> None:
+    """A copy of the template at ``target``, every path of it the programs' own."""
+    shutil.copytree(template, target, symlinks=True)
+    os.lchown(target, uid, gid)
+    for relative in walk(target):
+        os.lchown(os.path.join(target, relative), uid, gid)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
 
 if TYPE_CHECKING:
+    from sandboxes.inner.protocol import SeededCache as SeededCacheEntry
     from sandboxes.inner.protocol import WarmServer
 
 WORKDIR = "/app"
@@ -85,6 +86,23 @@ class WarmCompiler:
 
 
 @dataclass(frozen=True)
+class SeededCache:
+    """A compiler's own content-addressed cache (Go's GOCACHE), filled once per runner by compiling a seed
+    program; every compile starts from a fresh copy of it (sandboxes/inner/warm.py, SeededCaches)."""
+
+    cache_env: str  # the compile environment's variable naming the cache folder
+    files: tuple[tuple[str, str], ...]  # the seed program: (path, text)
+    argv: tuple[str, ...]  # its compile, in the seed's folder
+
+    def phase_entry(self) -> SeededCacheEntry:
+        return {
+            "cache_env": self.cache_env,
+            "files": [{"path": path, "text": text} for path, text in self.files],
+            "argv": list(self.argv),
+        }
+
+
+@dataclass(frozen=True)
 class LanguageSpec:
     """Everything about one language; every per-language table elsewhere is derived from these fields.
 
@@ -130,6 +148,7 @@ class LanguageSpec:
     self_test: str = ""  # a tiny program printing SELF_TEST_OUTPUT (tests run every installed language)
     settings: AcceptedSettings = AcceptedSettings()  # which settings its toolchain takes (default: none)
     warm_compiler: WarmCompiler | None = None  # a compiler kept warm across a runner's programs
+    seeded_cache: SeededCache | None = None  # a compiler cache filled once per runner
 
     @property
     def fence_name(self) -> str:
