@@ -7,10 +7,10 @@ Go's test binary), and its mutant beside it. The plug-in and its harness languag
 process as their entry points would register them. One bwrap batch, two workers, a cold compile cache.
 
 The batch runs twice in one process, in the same window of the machine's load: first with every warm
-compiler taken away (each compile cold: the baseline), then as the registry has them (javac, scalac and
-tsc kept warm by the runner: sandboxes/inner/warm.py). The records are run ROUNDS times (a round's
-sources differ by a trailing comment, so no compile is a cache hit): a warm compiler's steady cost shows
-only after its start and first compiles.
+compiler and seeded cache taken away (each compile cold: the baseline), then as the registry has them
+(javac, scalac and tsc kept warm by the runner, Go's build cache seeded: sandboxes/inner/warm.py). The
+records are run ROUNDS times (a round's sources differ by a trailing comment, so no compile is a cache
+hit): a warm compiler's steady cost shows only after its start and first compiles.
 
 Figures (CPU seconds are user + system, per program, the mean over the language's records and mutants):
   cruxeval_x_<stem>_compile_cpu_s       the compile phase (0 for an interpreted language), warm
@@ -60,7 +60,7 @@ PROGRAMS_IN_BENCHMARK = 13_459  # CRUXEval-X's programs, all languages (upstream
 LANGUAGES_IN_BENCHMARK = 19
 CORES = 2
 PHASES = ("compile", "run")
-WARM_STEMS = ("java", "scala", "ts")  # the stems whose language keeps its compiler warm
+WARM_STEMS = ("go", "java", "scala", "ts")  # the stems whose compiler is kept warm, or its cache seeded
 ROUNDS = 1 if TINY else 3
 COMMENTS = {"py": "#", "sh": "#", "lua": "--", "pl": "#", "r": "#", "rb": "#", "rkt": ";", "jl": "#"}
 FIGURES = (  # written out: the bench test reads them from the source
@@ -98,9 +98,11 @@ FIGURES = (  # written out: the bench test reads them from the source
     "cruxeval_x_sh_run_cpu_s",
     "cruxeval_x_ts_compile_cpu_s",
     "cruxeval_x_ts_run_cpu_s",
+    "cruxeval_x_go_compile_cold_cpu_s",
     "cruxeval_x_java_compile_cold_cpu_s",
     "cruxeval_x_scala_compile_cold_cpu_s",
     "cruxeval_x_ts_compile_cold_cpu_s",
+    "cruxeval_x_go_warm_start_cpu_s",
     "cruxeval_x_java_warm_start_cpu_s",
     "cruxeval_x_scala_warm_start_cpu_s",
     "cruxeval_x_ts_warm_start_cpu_s",
@@ -152,13 +154,13 @@ def in_round(program: Program, stem: str, number: int) -> Program:
 
 @contextmanager
 def all_cold() -> Iterator[None]:
-    """Every language spec without its warm compiler, while the block runs."""
+    """Every language spec without its warm compiler and seeded cache, while the block runs."""
     from sandboxes.languages import REGISTRY
 
     saved = dict(REGISTRY)
     for language, spec in saved.items():
-        if spec.warm_compiler is not None:
-            REGISTRY[language] = dataclasses.replace(spec, warm_compiler=None)
+        if spec.warm_compiler is not None or spec.seeded_cache is not None:
+            REGISTRY[language] = dataclasses.replace(spec, warm_compiler=None, seeded_cache=None)
     try:
         yield
     finally:
