@@ -114,7 +114,7 @@ FIGURES = (  # written out: the bench test reads them from the source
 
 def register_plugin() -> None:
     """The subset and its harness languages, as the plug-in's entry points register them."""
-    from surge_cruxeval.x.compiled import GO, D
+    from surge_cruxeval.x.compiled import CPP, GO, D
     from surge_cruxeval.x.harness import CSHARP, JAVA
     from surge_cruxeval.x.subset import SPEC
 
@@ -122,7 +122,7 @@ def register_plugin() -> None:
     from sandboxes.languages import REGISTRY
 
     register_subset(SPEC)
-    for spec in (JAVA, CSHARP, D, GO):
+    for spec in (JAVA, CSHARP, CPP, D, GO):
         REGISTRY[spec.language] = spec
 
 

@@ -51,13 +51,21 @@ class SeedFile(TypedDict):
     text: str
 
 
-class SeededCache(TypedDict):
-    """A compiler cache filled once per runner by compiling a seed program (warm.py's SeededCaches): the
-    compile environment's variable naming the cache folder, the seed's files and its compile command."""
-
-    cache_env: str
+class _SeedRequired(TypedDict):
+    serves: str  # the compile command's tool it is for
     files: list[SeedFile]
     argv: list[str]
+
+
+class SeededCache(_SeedRequired, total=False):
+    """What a seed program's compile leaves, made once per runner (warm.py's SeededCaches): its files and
+    compile command, and how a compile uses it: a copy of the cache it filled at the path the compile
+    environment's ``cache_env`` names, or arguments after the tool (``with_seed``, ``{seed}``: its
+    folder) for programs that begin with ``prologue``."""
+
+    cache_env: str
+    with_seed: list[str]
+    prologue: str
 
 
 class _PhaseRequired(TypedDict):

@@ -337,7 +337,7 @@ class Runner:
         """One run of the phase: a compile a warm compiler can answer, by it (warm.py says when it may);
         otherwise as ``run_judged`` runs it."""
         if self.warm is not None and ("warm" in phase or "seed" in phase):
-            return self.warm.compile(phase, lambda: self.run_judged(phase))
+            return self.warm.compile(phase, self.run_judged)
         return self.run_judged(phase)
 
     def run_judged(self, phase: Phase) -> RawRun:

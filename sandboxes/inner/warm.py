@@ -104,9 +104,10 @@ class WarmCompilers:
         self.refused: set[tuple] = set()
         self.seeds = SeededCaches(uid, gid, self.warm_uid)
 
-    def compile(self, phase: Phase, cold: Callable[[], RawRun]) -> RawRun:
+    def compile(self, phase: Phase, run: Callable[[Phase], RawRun]) -> RawRun:
         if "seed" in phase:
-            return self.seeds.compile(phase, cold)
+            return self.seeds.compile(phase, run)
+        cold = lambda: run(phase)  # noqa: E731
         warm = phase.get("warm")
         if warm is None or not servable(phase, warm):
             return cold()
@@ -348,17 +349,24 @@ def snapshot(workdir: str, before: set[str]) -> dict[str, tuple[int, bytes]]:
 
 
 class SeededCaches:
-    """Compiles that start from a cache a seed program filled once per runner (``"seed": {"cache_env":
-    "GOCACHE", "files": [...], "argv": [...]}``, from the spec's ``seeded_cache``).
+    """Compiles that start from what a seed program's compile left, once per runner (``"seed"``, from the
+    spec's ``seeded_cache``: the tool it serves, the seed's files and compile, and how a compile uses
+    the result).
 
-    Go's build cache is content-addressed (an entry's key hashes the toolchain, flags and sources): a
-    program compiled against a copy of a cache that already holds the standard library's packages gets
-    the same objects, and the same binary, as one compiled against an empty cache, without building
-    them again. The seed is compiled by the warm uid into a template beside the workdir, which the
-    programs' uid can read but not write; each compile gets a fresh copy of it, its own, at the path the
-    compile's environment names (the programs' /tmp is emptied before every program, and the copy with
-    it). As with a warm server, only a clean success is answered so, and the first is also compiled
-    cold and compared; the seed's CPU is added to that first compile.
+    - A copied cache (``cache_env``): Go's build cache is content-addressed (an entry's key hashes the
+      toolchain, flags and sources), so a program compiled against a copy of a cache that already holds
+      the standard library's packages gets the same objects, and the same binary, as one compiled
+      against an empty cache, without building them again. Each compile gets a fresh copy, its own, at
+      the path its environment names (the programs' /tmp is emptied before every program, and the copy
+      with it).
+    - Arguments that read the seed (``with_seed``, ``{seed}`` its folder): g++ with a precompiled
+      header, forced in front of programs that begin with the ``prologue`` the header was made for. The
+      compile's own command, without them, stays the one its facts name and the cold compile runs.
+
+    The seed is compiled by the warm uid into a folder beside the workdir, which the programs' uid can
+    read but not write. As with a warm server, only a clean success is answered so, and the first is
+    also compiled cold and compared (status, streams, every file written); the seed's CPU, and that
+    first seeded compile's, are added to it.
     """
 
     def __init__(self, uid: int, gid: int, warm_uid: int) -> None:
@@ -367,26 +375,27 @@ class SeededCaches:
         self.verified: set[str] = set()
         self.refused: set[str] = set()
 
-    def compile(self, phase: Phase, cold: Callable[[], RawRun]) -> RawRun:
-        seed = phase["seed"]
-        target = phase.get("env", {}).get(seed["cache_env"], "")
+    def compile(self, phase: Phase, run: Callable[[Phase], RawRun]) -> RawRun:
         key = seed_key(phase)
-        if key in self.refused or not target.startswith("/") or os.path.lexists(target):
-            return cold()
+        if key in self.refused or not self.applies(phase):
+            return run(phase)
         template = self.templates.get(key) or self.prepare(key, phase)
         if template is None:
-            return cold()
-        workdir = phase["cwd"]
+            return run(phase)
+        workdir, target = phase["cwd"], copy_target(phase)
         before = set(walk(workdir))
-        copy_owned(template[0], target, self.uid, self.gid)
-        seeded = cold()
+        if target:
+            copy_owned(template[0], target, self.uid, self.gid)
+        seeded = run(seeded_phase(phase, template[0]))
+        seeded["argv"] = phase["argv"]  # the command its facts name: the compile's own
         clean = seeded["status"] == "ok" and not seeded["stdout"] and not seeded["stderr"]
         if clean and key in self.verified:
             return seeded
         written = snapshot(workdir, before)
         remove_new(workdir, before)
-        shutil.rmtree(target, ignore_errors=True)
-        truth = cold()
+        if target:
+            shutil.rmtree(target, ignore_errors=True)
+        truth = run(phase)
         if not clean:
             return truth
         if truth == {**seeded, **timing(truth)} and snapshot(workdir, before) == written:
@@ -398,9 +407,23 @@ class SeededCaches:
         paid["cpu_sys_s"] = round(truth["cpu_sys_s"] + seeded["cpu_sys_s"], 6)
         return paid
 
+    def applies(self, phase: Phase) -> bool:
+        """The compile runs the seed's tool; a copied cache's place is free; every file of the program
+        begins with the prologue."""
+        seed = phase["seed"]
+        if phase["argv"][0] != seed["serves"]:
+            return False
+        target = copy_target(phase)
+        if seed.get("cache_env") and (not target.startswith("/") or os.path.lexists(target)):
+            return False
+        prologue = seed.get("prologue", "").encode("utf-8")
+        return not prologue or all(
+            starts_with(os.path.join(phase["cwd"], f), prologue) for f in walk(phase["cwd"])
+        )
+
     def prepare(self, key: str, phase: Phase) -> tuple[str, float] | None:
-        """Compile the seed as the warm uid into a template of the compiler's cache; None when it fails
-        (the key is then never seeded by this runner)."""
+        """Compile the seed as the warm uid: the template is the cache it filled (a copied cache), else
+        the seed's folder. None when it fails (the key is then never seeded by this runner)."""
         seed = phase["seed"]
         root = os.path.join(os.path.dirname(os.path.abspath(phase["cwd"])), SEED_FOLDER)
         home = os.path.join(root, key)
@@ -420,11 +443,12 @@ class SeededCaches:
             after = os.times()
         except (OSError, subprocess.SubprocessError):
             done = None
-        if done is None or done.returncode != 0 or not os.path.isdir(cache):
+        template = cache if seed.get("cache_env") else work
+        if done is None or done.returncode != 0 or not os.path.isdir(template):
             self.refused.add(key)
             return None
         spent_s = after.children_user + after.children_system - before.children_user - before.children_system
-        self.templates[key] = (cache, spent_s)
+        self.templates[key] = (template, spent_s)
         return self.templates[key]
 
 
@@ -440,6 +464,28 @@ def seed_key(phase: Phase) -> str:
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def copy_target(phase: Phase) -> str:
+    """Where a copied cache goes: the path the compile's environment names ('' for no copied cache)."""
+    name = phase["seed"].get("cache_env", "")
+    return phase.get("env", {}).get(name, "") if name else ""
+
+
+def seeded_phase(phase: Phase, template: str) -> Phase:
+    """The compile with the seed's arguments after its tool."""
+    extra = [arg.replace("{seed}", template) for arg in phase["seed"].get("with_seed", [])]
+    tool, *rest = phase["argv"]
+    seeded = phase.copy()
+    seeded["argv"] = [tool, *extra, *rest]
+    return seeded
+
+
+def starts_with(path: str, prologue: bytes) -> bool:
+    if not os.path.isfile(path) or os.path.islink(path):
+        return True  # a folder: its files are checked one by one
+    with open(path, "rb") as handle:
+        return handle.read(len(prologue)) == prologue
+
+
 def seed_env(phase: Phase, home: str, cache: str) -> dict[str, str]:
     """The compile's environment for the seed, with every folder under /tmp moved into the seed's home
     (the warm uid must leave nothing in the programs' /tmp: Go's GOPATH is there) and the cache's its
@@ -448,7 +494,8 @@ def seed_env(phase: Phase, home: str, cache: str) -> dict[str, str]:
         name: home + value if value == "/tmp" or value.startswith("/tmp/") else value
         for name, value in phase.get("env", {}).items()
     }
-    return {**env, "TMPDIR": home, phase["seed"]["cache_env"]: cache}
+    name = phase["seed"].get("cache_env", "")
+    return {**env, "TMPDIR": home, **({name: cache} if name else {})}
 
 
 def timing(run: RawRun) -> dict:

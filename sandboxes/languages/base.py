@@ -87,18 +87,25 @@ class WarmCompiler:
 
 @dataclass(frozen=True)
 class SeededCache:
-    """A compiler's own content-addressed cache (Go's GOCACHE), filled once per runner by compiling a seed
-    program; every compile starts from a fresh copy of it (sandboxes/inner/warm.py, SeededCaches)."""
+    """What a seed program's compile leaves, made once per runner and used by every compile after it
+    (sandboxes/inner/warm.py, SeededCaches): a copy of a compiler's content-addressed cache (Go's
+    GOCACHE), or arguments that read it (g++'s precompiled header)."""
 
-    cache_env: str  # the compile environment's variable naming the cache folder
+    serves: str  # the compile command's tool it is for; a compile by any other tool runs as it is
     files: tuple[tuple[str, str], ...]  # the seed program: (path, text)
     argv: tuple[str, ...]  # its compile, in the seed's folder
+    cache_env: str = ""  # the compile environment's variable naming the cache folder to copy it to
+    with_seed: tuple[str, ...] = ()  # or: arguments after the tool ("{seed}": the seed's folder)
+    prologue: str = ""  # ... only for programs whose every file begins with this
 
     def phase_entry(self) -> SeededCacheEntry:
         return {
-            "cache_env": self.cache_env,
+            "serves": self.serves,
             "files": [{"path": path, "text": text} for path, text in self.files],
             "argv": list(self.argv),
+            "cache_env": self.cache_env,
+            "with_seed": list(self.with_seed),
+            "prologue": self.prologue,
         }
 
 
