@@ -8,7 +8,8 @@ process as their entry points would register them. One bwrap batch, two workers,
 
 The batch runs twice in one process, in the same window of the machine's load: first with every warm
 compiler and seeded cache taken away (each compile cold: the baseline), then as the registry has them
-(javac, scalac and tsc kept warm by the runner, Go's build cache seeded: sandboxes/inner/warm.py). The
+(javac, scalac and tsc kept warm by the runner, Go's build cache and C++'s precompiled header seeded:
+sandboxes/inner/warm.py). The
 records are run ROUNDS times (a round's sources differ by a trailing comment, so no compile is a cache
 hit): a warm compiler's steady cost shows only after its start and first compiles.
 
@@ -60,7 +61,7 @@ PROGRAMS_IN_BENCHMARK = 13_459  # CRUXEval-X's programs, all languages (upstream
 LANGUAGES_IN_BENCHMARK = 19
 CORES = 2
 PHASES = ("compile", "run")
-WARM_STEMS = ("go", "java", "scala", "ts")  # the stems whose compiler is kept warm, or its cache seeded
+WARM_STEMS = ("cpp", "go", "java", "scala", "ts")  # compiled from a warm compiler or a seed
 ROUNDS = 1 if TINY else 3
 COMMENTS = {"py": "#", "sh": "#", "lua": "--", "pl": "#", "r": "#", "rb": "#", "rkt": ";", "jl": "#"}
 FIGURES = (  # written out: the bench test reads them from the source
@@ -98,10 +99,12 @@ FIGURES = (  # written out: the bench test reads them from the source
     "cruxeval_x_sh_run_cpu_s",
     "cruxeval_x_ts_compile_cpu_s",
     "cruxeval_x_ts_run_cpu_s",
+    "cruxeval_x_cpp_compile_cold_cpu_s",
     "cruxeval_x_go_compile_cold_cpu_s",
     "cruxeval_x_java_compile_cold_cpu_s",
     "cruxeval_x_scala_compile_cold_cpu_s",
     "cruxeval_x_ts_compile_cold_cpu_s",
+    "cruxeval_x_cpp_warm_start_cpu_s",
     "cruxeval_x_go_warm_start_cpu_s",
     "cruxeval_x_java_warm_start_cpu_s",
     "cruxeval_x_scala_warm_start_cpu_s",
