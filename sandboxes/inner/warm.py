@@ -54,6 +54,8 @@ WARM_UID_OFFSET = 1000
 # the cold compile then has its whole limit, within the host's budget for the phase.
 WARM_LIMIT_SHARE = 0.5
 SERVER_CPU_S = 7 * 24 * 3600  # the server's own RLIMIT_CPU: its life, not one compile
+SETTLE_STEP_S = 0.02  # two clock ticks: a CPU reading that did not move over it is an idle server
+SETTLE_MAX_S = 1.0
 READ_CHUNK_BYTES = 65536
 
 # spawn(argv, env, cwd, limits, memory_rlimit, uid) -> (pid, stdin fd, stdout fd, stderr fd)
@@ -157,6 +159,7 @@ class WarmCompilers:
             give_back(workdir, self.uid, self.gid)
         if reply is None:
             return None
+        settle(server.pid)
         user_s, sys_s = server_cpu(server)  # a thrown-away attempt's too: the next starts from here
         status, stdout, stderr = reply
         if status != 0 or stdout or stderr:
@@ -252,6 +255,20 @@ def parse_reply(received: bytearray) -> tuple[int, bytes, bytes] | None:
     if word != "EXIT" or len(body) != int(out_n) + int(err_n):
         raise ValueError(f"warm compiler replied out of protocol: {bytes(received[:80])!r}")
     return int(status), bytes(body[: int(out_n)]), bytes(body[int(out_n) :])
+
+
+def settle(pid: int) -> None:
+    """Wait until the server stops using CPU after its reply (a JVM's JIT threads go on compiling what
+    the compile made hot), at most SETTLE_MAX_S: its work is then this compile's, and none of it runs
+    beside the program, whose wall time it would take."""
+    deadline = time.monotonic() + SETTLE_MAX_S
+    last = cpu_ticks(pid)
+    while last is not None and time.monotonic() < deadline:
+        time.sleep(SETTLE_STEP_S)
+        now = cpu_ticks(pid)
+        if now == last:
+            return
+        last = now
 
 
 def cpu_ticks(pid: int) -> tuple[int, int] | None:
