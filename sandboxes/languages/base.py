@@ -9,13 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
-
-if TYPE_CHECKING:
-    from sandboxes.inner.protocol import SeededCache as SeededCacheEntry
-    from sandboxes.inner.protocol import WarmServer
 
 WORKDIR = "/app"
 
@@ -76,13 +71,10 @@ class AcceptedSettings:
 class WarmCompiler:
     """A compiler server the in-sandbox runner keeps running across its programs, so the compiler's start
     and warm-up are paid once per runner (sandboxes/inner/warm.py says when it may answer a compile and
-    what keeps it a cold compile's equal)."""
+    what keeps it a cold compile's equal; sandboxes/warm_compile.py hands it to the runner)."""
 
     server: tuple[str, ...]  # the command that starts it; "{servers}" is sandboxes/inner/warm_servers
     serves: str  # the compile command's tool it answers for; a compile by any other tool runs cold
-
-    def phase_entry(self) -> WarmServer:
-        return {"server": list(self.server), "serves": self.serves}
 
 
 @dataclass(frozen=True)
@@ -97,16 +89,6 @@ class SeededCache:
     cache_env: str = ""  # the compile environment's variable naming the cache folder to copy it to
     with_seed: tuple[str, ...] = ()  # or: arguments after the tool ("{seed}": the seed's folder)
     prologue: str = ""  # ... only for programs whose every file begins with this
-
-    def phase_entry(self) -> SeededCacheEntry:
-        return {
-            "serves": self.serves,
-            "files": [{"path": path, "text": text} for path, text in self.files],
-            "argv": list(self.argv),
-            "cache_env": self.cache_env,
-            "with_seed": list(self.with_seed),
-            "prologue": self.prologue,
-        }
 
 
 @dataclass(frozen=True)
