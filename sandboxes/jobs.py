@@ -34,6 +34,7 @@ from sandboxes.inner.protocol import (
 )
 from sandboxes.languages import LanguageSpec
 from sandboxes.profiles import sandbox_env
+from sandboxes.warm_compile import seeded_cache_entry, warm_server_entry
 
 if TYPE_CHECKING:
     from sandboxes.core import PathMap, Place, Runner
@@ -210,6 +211,10 @@ class CompileStep:
             "memory_rlimit": self.spec.memory_rlimit,
             "stop_unless_ok": True,
         }
+        if self.spec.warm_compiler is not None:
+            compile_phase["warm"] = warm_server_entry(self.spec.warm_compiler)
+        if self.spec.seeded_cache is not None:
+            compile_phase["seed"] = seeded_cache_entry(self.spec.seeded_cache)
         phases = [placed_phase(self.paths, phase) for phase in (compile_phase, then) if phase is not None]
         return {
             "id": self.request.run_id,

@@ -38,6 +38,36 @@ class JobFile(_FileRequired, total=False):
     mode: int
 
 
+class WarmServer(TypedDict):
+    """A compiler kept warm across a runner's programs (warm.py): the command that starts its server
+    (``{servers}``: the folder of the servers' sources) and the compile command's tool it stands for."""
+
+    server: list[str]
+    serves: str
+
+
+class SeedFile(TypedDict):
+    path: str
+    text: str
+
+
+class _SeedRequired(TypedDict):
+    serves: str  # the compile command's tool it is for
+    files: list[SeedFile]
+    argv: list[str]
+
+
+class SeededCache(_SeedRequired, total=False):
+    """What a seed program's compile leaves, made once per runner (warm.py's SeededCaches): its files and
+    compile command, and how a compile uses it: a copy of the cache it filled at the path the compile
+    environment's ``cache_env`` names, or arguments after the tool (``with_seed``, ``{seed}``: its
+    folder) for programs that begin with ``prologue``."""
+
+    cache_env: str
+    with_seed: list[str]
+    prologue: str
+
+
 class _PhaseRequired(TypedDict):
     name: str  # "compile", "run", ...
     argv: list[str]  # executed directly (no shell) after a PATH lookup
@@ -51,6 +81,8 @@ class Phase(_PhaseRequired, total=False):
     memory_rlimit: str  # "data" | "as" | "none"
     repeat: int  # run the phase this many times (determinism checks)
     stop_unless_ok: bool  # skip the following phases unless every run was "ok"
+    warm: WarmServer  # a compile a warm compiler may answer (warm.py says when it does)
+    seed: SeededCache  # a compile that may start from a seeded cache (warm.py)
 
 
 class _JobRequired(TypedDict):

@@ -78,6 +78,7 @@ import contextlib
 import errno
 import fnmatch
 import hashlib
+import importlib.util
 import json
 import math
 import os
@@ -102,6 +103,7 @@ if TYPE_CHECKING:  # the protocol's records, for mypy only: this file runs alone
         PhaseRuns,
         RawRun,
     )
+    from sandboxes.inner.warm import WarmCompilers
 
 VERSION = "1"
 READ_CHUNK_BYTES = 65536
@@ -156,10 +158,13 @@ def main() -> None:
             "wall": options.spawn_helper is not None,
         }
     )
-    for line in sys.stdin.buffer:
-        if not line.strip():
-            continue
-        emit(runner.handle(line))
+    try:
+        for line in sys.stdin.buffer:
+            if not line.strip():
+                continue
+            emit(runner.handle(line))
+    finally:
+        runner.close()
 
 
 def parse_options() -> argparse.Namespace:
@@ -208,6 +213,22 @@ def parse_options() -> argparse.Namespace:
     return options
 
 
+def warm_compilers(options: argparse.Namespace, spawn) -> WarmCompilers | None:
+    """The warm compilers (warm.py, beside this file), where the programs have a uid of their own, whose
+    kill after every phase the servers' own uid outlives, and the spawn helper's wall holds; None
+    elsewhere, and when this file runs alone (Docker passes only its source)."""
+    here = globals().get("__file__")
+    if options.kill != "uid" or options.spawn_helper is None or not here:
+        return None
+    folder = os.path.dirname(os.path.abspath(here))
+    spec = importlib.util.spec_from_file_location("surge_warm", os.path.join(folder, "warm.py"))
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.WarmCompilers(os.path.join(folder, "warm_servers"), spawn, options.uid, options.gid)
+
+
 def wall_fault(helper: str | None) -> str:
     """Why the spawn helper we were given cannot start programs behind its wall ('' when it can, or when
     none was given): its own check puts the filter up in a child and proves a denied call fails."""
@@ -233,6 +254,13 @@ class Runner:
     def __init__(self, options: argparse.Namespace) -> None:
         self.options = options
         self.path_cache: dict[tuple[str, str], str | None] = {}
+        self.warm = warm_compilers(options, self.spawn_server)
+
+    def close(self) -> None:
+        """Stop the warm compilers, and whatever of their uid is left."""
+        if self.warm is not None:
+            self.warm.close()
+            kill_every_process_of(self.warm.warm_uid)
 
     def handle(self, line: bytes) -> JobResult:
         job_id = None
@@ -306,6 +334,13 @@ class Runner:
     # -- one run -----------------------------------------------------------------------------------
 
     def run_phase(self, phase: Phase) -> RawRun:
+        """One run of the phase: a compile a warm compiler can answer, by it (warm.py says when it may);
+        otherwise as ``run_judged`` runs it."""
+        if self.warm is not None and ("warm" in phase or "seed" in phase):
+            return self.warm.compile(phase, self.run_judged)
+        return self.run_judged(phase)
+
+    def run_judged(self, phase: Phase) -> RawRun:
         """One run of the phase, judged; an unexplained SIGKILL is confirmed by a second run first.
 
         A SIGKILL that neither our watchdog nor a limit of ours sent is the program's own (``kill -9 $$``)
@@ -344,6 +379,16 @@ class Runner:
             child.close()
             self.kill_all(child.pid)
         return judge(argv, outcome, limits)
+
+    def spawn_server(self, argv, env, cwd, limits, memory_rlimit, uid) -> tuple:
+        """A warm compiler's server (warm.py), started as a program is, but as ``uid``, without a process
+        limit: (pid, its stdin, stdout and stderr)."""
+        executable = self.resolve(argv[0], env.get("PATH", os.defpath), cwd)
+        if executable is None:
+            raise OSError(errno.ENOENT, f"command not found: {argv[0]}")
+        options = argparse.Namespace(**{**vars(self.options), "uid": uid, "gid": uid, "rlimit_nproc": False})
+        child = Child.spawn_through_helper(executable, argv, env, cwd, limits, options, memory_rlimit)
+        return child.pid, child.fds["stdin"], child.fds["stdout"], child.fds["stderr"]
 
     def resolve(self, command: str, search_path: str, cwd: str) -> str | None:
         if "/" in command:

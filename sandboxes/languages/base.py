@@ -83,6 +83,30 @@ class Checker(Protocol):
 
 
 @dataclass(frozen=True)
+class WarmCompiler:
+    """A compiler server the in-sandbox runner keeps running across its programs, so the compiler's start
+    and warm-up are paid once per runner (sandboxes/inner/warm.py says when it may answer a compile and
+    what keeps it a cold compile's equal; sandboxes/warm_compile.py hands it to the runner)."""
+
+    server: tuple[str, ...]  # the command that starts it; "{servers}" is sandboxes/inner/warm_servers
+    serves: str  # the compile command's tool it answers for; a compile by any other tool runs cold
+
+
+@dataclass(frozen=True)
+class SeededCache:
+    """What a seed program's compile leaves, made once per runner and used by every compile after it
+    (sandboxes/inner/warm.py, SeededCaches): a copy of a compiler's content-addressed cache (Go's
+    GOCACHE), or arguments that read it (g++'s precompiled header)."""
+
+    serves: str  # the compile command's tool it is for; a compile by any other tool runs as it is
+    files: tuple[tuple[str, str], ...]  # the seed program: (path, text)
+    argv: tuple[str, ...]  # its compile, in the seed's folder
+    cache_env: str = ""  # the compile environment's variable naming the cache folder to copy it to
+    with_seed: tuple[str, ...] = ()  # or: arguments after the tool ("{seed}": the seed's folder)
+    prologue: str = ""  # ... only for programs whose every file begins with this
+
+
+@dataclass(frozen=True)
 class LanguageSpec:
     """Everything about one language; every per-language table elsewhere is derived from these fields.
 
@@ -129,6 +153,8 @@ class LanguageSpec:
     settings: AcceptedSettings = AcceptedSettings()  # which settings its toolchain takes (default: none)
     # A proof language's checker: its programs go to it instead of the batch's backend (`Sandbox`).
     checker: Checker | None = None
+    warm_compiler: WarmCompiler | None = None  # a compiler kept warm across a runner's programs
+    seeded_cache: SeededCache | None = None  # a compiler cache filled once per runner
 
     @property
     def fence_name(self) -> str:

@@ -57,11 +57,12 @@ def cruxeval_x(monkeypatch: pytest.MonkeyPatch) -> Iterator[SubsetSpec]:
 
 
 def harness_languages() -> list[LanguageSpec]:
-    """CRUXEval-X's harness languages: Java's and C#'s, and D's and Go's where their core specs exist."""
+    """CRUXEval-X's harness languages: Java's and C#'s, and C++'s, D's and Go's where their core specs
+    exist."""
     from surge_cruxeval.x.harness import CSHARP, JAVA
 
     try:
-        from surge_cruxeval.x.compiled import GO, D
+        from surge_cruxeval.x.compiled import CPP, GO, D
     except ImportError:  # no core D or Go spec in this tree
         return [JAVA, CSHARP]
-    return [JAVA, CSHARP, D, GO]
+    return [JAVA, CSHARP, CPP, D, GO]

@@ -116,7 +116,7 @@ HARNESSES = {
         Harness(
             stem="cpp",
             language="cpp",
-            runs_as="cpp",
+            runs_as="cruxeval-cpp",
             marker=r"^\s*#include\b",
             locator=Locator(anchor=ASSERT_CALL, after=("==",)),
             lexicon=C_LIKE,
