@@ -32,12 +32,7 @@ CORE_MODULES = {
 }
 
 # Imports that cross a line on purpose, each with its reason. Keep this list short; empty is the goal.
-ALLOWED: dict[tuple[str, str], str] = {
-    # The release's reader asks the subset specs, lazily when it reads, which subsets exist with which
-    # category number and language: the spec is the one owner of those facts (a second copy here was
-    # kept in step by a test), and the specs read released records, so they sit a layer above.
-    ("sources.surge_release", "pipeline.subsets"): "the subset specs own the release's category numbers",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def layer_of(module: str) -> int:
