@@ -4,10 +4,10 @@ A spec carries everything the stages need to know about a subset and nothing the
 its category number and how the release spells the category key, the language every record is in (if
 one), the construction method with its planner and build step (the functions themselves, from
 pipeline/build: a spec imports its build, and the build is handed the spec, never looks it up), the
-build's profile and limits, how a
-released record becomes a program (``to_program``), the label protocol, the metric a label is compared
-with and how a model's prediction is scored, the ``custom_features`` keys the release uses and the
-few-shot count of its prompts. Audit, build, export, score and the release's reader ask these fields;
+build's profile and limits, how a released record becomes a program (``to_program``), the label
+protocol, the metric a label is compared with and how a model's prediction is scored, the
+``custom_features`` keys the release uses and the few-shot count of its prompts. Audit, build, export,
+score and the release's reader ask these fields (handed the spec, or the catalog made from the specs);
 none keeps a per-subset table or names a subset (tests/architecture/test_no_subset_names.py).
 """
 
@@ -29,7 +29,7 @@ from sources.surge_release import RecordReader, ReleasedRecord, ReleaseSubset
 if TYPE_CHECKING:  # names for the build hooks' types: the build imports this module at run time
     from pipeline.build.failures import Built
     from pipeline.build.records import BuildConfig, BuildItem
-    from pipeline.dataset import DatasetRow
+    from pipeline.dataset_rows import DatasetRow
     from pipeline.store import Store
 
 
