@@ -7,12 +7,16 @@ release's records as rows, which ask the specs, are pipeline/dataset.py's.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, computed_field
 
 from pipeline.records import Frozen, content_id
-from pipeline.store import Store, Table
+
+if (
+    TYPE_CHECKING
+):  # annotations only: Arrow (pipeline.store) loads when a build runs, not when the registry does
+    from pipeline.store import Store, Table
 
 DATASET_TABLE = "dataset"
 LabelOrigin = Literal["released", "executed"]

@@ -18,11 +18,11 @@ from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref
 from pipeline.dataset_rows import DatasetRow
 from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
-from pipeline.store import Store
 from sandboxes.backends.registry import backend_for
 from sandboxes.profiles import get_profile
 
 if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
     from pipeline.subsets.base import SubsetSpec
 
 LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=20.0))

@@ -31,10 +31,10 @@ from pipeline.records import (
     RunResult,
     content_id,
 )
-from pipeline.store import Store
 from sandboxes.profiles import get_profile
 
 if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
     from pipeline.subsets.base import SubsetSpec
 
 # SURGE's release: 200 rows from 105 distinct programs, 1.9 a program: a kept snippet gives two rows, or

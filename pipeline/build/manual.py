@@ -25,10 +25,10 @@ from pipeline.build.rows import row, run_ref, script_question
 from pipeline.build.spread import AIM_S, time_bin
 from pipeline.dataset_rows import DatasetRow
 from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
-from pipeline.store import Store
 from sandboxes.profiles import get_profile
 
 if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
     from pipeline.subsets.base import SubsetSpec
 
 LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=300.0))

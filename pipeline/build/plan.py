@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from pipeline.build.records import BuildConfig, BuildItem, plan_table
 from pipeline.errors import ConfigurationError
 from pipeline.records import LabelProtocol, Language, Program, ProgramFile, SourceItem, content_id
-from pipeline.store import Store
 from pipeline.templates import (
     ScriptTemplate,
     SnippetTemplate,
@@ -28,6 +27,7 @@ from pipeline.templates.snippet_files import released_snippets
 from sources.surge_release import SURGE_SUBSETS, ReleasedRecord, load_release
 
 if TYPE_CHECKING:  # the spec is handed in: a subset's file imports these planners
+    from pipeline.store import Store
     from pipeline.subsets.base import SubsetSpec
 
 

@@ -40,10 +40,10 @@ from pipeline.records import (
 )
 from pipeline.refactor.extract import extract_code
 from pipeline.refactor.prompts import load_prompt
-from pipeline.store import Store
 from sandboxes.profiles import get_profile
 
 if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
     from pipeline.subsets.base import SubsetSpec
 
 # Goedel-Prover's header (its datasets/*.jsonl and SURGE's fl questions): a statement without one gets it.

@@ -14,7 +14,7 @@ item that already has an outcome. Tables (all append-only, content-addressed):
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, computed_field
 
@@ -22,7 +22,11 @@ from pipeline.dataset_rows import DatasetRow
 from pipeline.llm.budget import Budget
 from pipeline.llm.settings import LLMSettings
 from pipeline.records import Frozen, Program, content_id, default_backend
-from pipeline.store import Store, Table
+
+if (
+    TYPE_CHECKING
+):  # annotations only: Arrow (pipeline.store) loads when a build runs, not when the registry does
+    from pipeline.store import Store, Table
 
 PLAN_TABLE = "build_plan"
 OUTCOME_TABLE = "build_outcomes"

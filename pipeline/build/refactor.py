@@ -49,12 +49,12 @@ from pipeline.refactor.methods import method_for
 from pipeline.refactor.outcome import Outcome
 from pipeline.review import queue_of
 from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
-from pipeline.store import Store
 from sandboxes import open_backend
 from sandboxes.languages import method_setting_for
 from sandboxes.profiles import get_profile
 
 if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
     from pipeline.subsets.base import SubsetSpec
 
 RECORDED_DIR = Path(__file__).parent / "recorded"

@@ -33,13 +33,13 @@ from pipeline.records import (
     RunRequest,
     Verdict,
 )
-from pipeline.store import Store
 from sandboxes.languages import parse_language
 from sandboxes.profiles import get_profile
 from sources.base import Source
 from sources.git import checkout_source
 
 if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
     from pipeline.subsets.base import SubsetSpec
 
 SAMPLE_MANIFEST = Path(__file__).parent / "repos" / "manifest.jsonl"

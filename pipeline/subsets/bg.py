@@ -10,8 +10,8 @@ The labels' C++ diagnostics use ASCII quotes (LANG=C) and Python's tracebacks ar
 
 from typing import Any
 
+from pipeline.build.methods import build_refactored
 from pipeline.build.plan import plan_upstream
-from pipeline.build.refactor import build_refactored
 from pipeline.records import (
     ExecutionSetting,
     LabelProtocol,

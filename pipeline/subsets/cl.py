@@ -7,8 +7,8 @@ The reader (sources/surge_release.py) takes the subset from the file name, so a 
 
 from typing import Any
 
+from pipeline.build.methods import build_refactored
 from pipeline.build.plan import plan_upstream
-from pipeline.build.refactor import build_refactored
 from pipeline.records import LabelProtocol, Program, SourceItem
 from pipeline.scoring.metrics import exact_match, fixed
 from pipeline.scoring.surge_eval import exact_extracted

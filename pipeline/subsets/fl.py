@@ -12,8 +12,8 @@ bundled Goedel-Prover problems); the dataset takes passing and failing proofs in
 import json
 from typing import Any
 
+from pipeline.build.methods import build_proofs
 from pipeline.build.plan import plan_upstream
-from pipeline.build.prove import build_proofs
 from pipeline.records import LabelProtocol, Language, Program
 from pipeline.scoring.metrics import fixed, fl_score
 from pipeline.scoring.surge_eval import proof_check_scored

@@ -7,8 +7,8 @@ class). One Java label was made under a zh_CN locale (a formatted date): a local
 
 from typing import Any
 
+from pipeline.build.methods import build_refactored
 from pipeline.build.plan import plan_upstream
-from pipeline.build.refactor import build_refactored
 from pipeline.records import LabelProtocol, Program, SourceItem
 from pipeline.scoring.metrics import exact_match, fixed
 from pipeline.scoring.surge_eval import exact_extracted

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pipeline.build.differential import build_differential
 from pipeline.build.failures import Built
@@ -26,11 +27,15 @@ from pipeline.build.records import BuildConfig, BuildItem
 from pipeline.records import LabelProtocol, Language, Program
 from pipeline.scoring.metrics import exact_match, fixed
 from pipeline.scoring.surge_eval import exact_extracted
-from pipeline.store import Store
 from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec, per_index
 from pipeline.subsets.programs import origin
 from pipeline.templates import instance_rng
 from sources.surge_release import ReleasedRecord
+
+if (
+    TYPE_CHECKING
+):  # annotations only: Arrow (pipeline.store) loads when a build runs, not when the registry does
+    from pipeline.store import Store
 
 PROFILES = ("current", "surge-repro")  # bookworm (Python 3.11), bullseye (Python 3.9)
 NAMES = ("alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta")

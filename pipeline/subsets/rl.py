@@ -5,8 +5,8 @@ input file on stdin, the language from the files since upstream says "Python" fo
 and the run instruction inferred for PlotNeuralNet records, which have none).
 """
 
+from pipeline.build.methods import build_repositories
 from pipeline.build.plan import repository_items
-from pipeline.build.repository import build_repositories
 from pipeline.records import LabelProtocol
 from pipeline.scoring.metrics import repository_rule
 from pipeline.scoring.surge_eval import repository_scored
