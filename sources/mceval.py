@@ -16,7 +16,6 @@ from sources.base import Loaded, Source, read_jsonl
 
 NAME = "mceval"
 REQUIRED = ("task_id", "prompt", "canonical_solution")
-OPTIONAL_TEXT = ("test",)  # absent in the reduced schema
 
 
 def sandbox_language(file_stem: str) -> Language | None:

@@ -11,15 +11,19 @@ modelled, not corrected:
   rule (eval/main.py: 1 with a ``difficulty`` feature is cl). Before this module was the only reader,
   the audit used the number first and turned a cl record without ``difficulty`` into ml.
 Which subsets exist, their numbers and the one language of some (dr is C++) are the subset specs' to say
-(pipeline/subsets); the reader asks them each time it reads (``catalog``), so a subset registered later
-(ours, a test's, a plug-in's) is read like SURGE's eight. A subset whose data is in a format of its own
-(a plug-in's benchmark, e.g. CRUXEval's JSONL) names its reader in its spec (``read_records``): a file
-named after it, or asked for with ``--subset``, is read by that reader into the same ReleasedRecords.
+(pipeline/subsets), and the specs sit above this reader: a caller passes them in (``known``, a
+``Catalog``; ``pipeline.subsets.release.load_release`` passes the registry's, so a subset registered later
+(ours, a test's, a plug-in's) is read like SURGE's eight). Without one, the reader knows the eight subsets
+SURGE's repository holds (``SURGE_SUBSETS``: upstream's numbering, as ``CATEGORY_KEYS`` is upstream's
+spelling), which is all `surge pull` reads. A subset whose data is in a format of its own (a plug-in's
+benchmark, e.g. CRUXEval's JSONL) names its reader in its catalog entry (the spec's ``read_records``): a
+file named after it, or asked for with ``--subset``, is read by that reader into the same ReleasedRecords.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -55,13 +59,19 @@ class ReleaseSubset(Frozen):
 
 Catalog = Mapping[str, ReleaseSubset]
 
-
-def catalog() -> Catalog:
-    """The subsets known now, from the one registry of subset specs (a lazy import: the specs read
-    released records, so they sit a layer above this reader; tests/architecture/test_layers.py)."""
-    from pipeline.subsets import release_catalog
-
-    return release_catalog()
+# The subsets of SURGE's repository, as its files number them (the paper's categories) and with the one
+# language of those whose records name none. The subset specs say the same (tests/sources checks they
+# agree); this copy is what the reader knows when no caller passes the registry's catalog.
+SURGE_SUBSETS: Catalog = {
+    "ml": ReleaseSubset(category=1),
+    "cl": ReleaseSubset(category=2),
+    "rl": ReleaseSubset(category=3),
+    "sc": ReleaseSubset(category=4, language=Language.PYTHON),
+    "tc": ReleaseSubset(category=5, language=Language.PYTHON),
+    "bg": ReleaseSubset(category=6),
+    "dr": ReleaseSubset(category=7, language=Language.CPP),
+    "fl": ReleaseSubset(category=8, language=Language.LEAN4),
+}
 
 
 class ReleasedRecord(Frozen):
@@ -80,6 +90,9 @@ class ReleasedRecord(Frozen):
     upstream_language: str | None = None
     custom_features: dict[str, Any] = Field(default_factory=dict)
     prompts: dict[str, str] = Field(default_factory=dict)
+    category_matches_subset: bool = Field(
+        default=False, description="the released number is the subset's own (cl.json's 1 is not)"
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -91,11 +104,6 @@ class ReleasedRecord(Frozen):
         """What a model is asked, never what it is scored against: predictions keyed by it match the same
         item in a dataset whose labels (or re-measured features, tc's time) were corrected."""
         return content_id("surge-item", self.subset, self.question)
-
-    @property
-    def category_matches_subset(self) -> bool:
-        known = catalog().get(self.subset)
-        return known is not None and self.category == known.category
 
     def to_source_item(self, commit: str, upstream_path: str) -> SourceItem:
         return SOURCE.item(
@@ -152,11 +160,10 @@ def record_language(
 
 
 def parse_record(
-    file_stem: str, index: int, location: str, record: dict[str, Any], known: Catalog | None = None
+    file_stem: str, index: int, location: str, record: dict[str, Any], known: Catalog = SURGE_SUBSETS
 ) -> ReleasedRecord | QuarantinedRecord:
     """A released record whose REQUIRED fields read_json_list has already checked (``known``: the
-    subsets, asked once per file by the callers that read many records)."""
-    known = catalog() if known is None else known
+    subsets the caller knows)."""
     features = record.get("custom_features") or {}
     if not isinstance(features, dict):
         return quarantine(NAME, location, "custom_features is not an object", raw_json(record))
@@ -181,11 +188,13 @@ def parse_record(
         upstream_language=upstream_language,
         custom_features=features,
         prompts={key: record[key] for key in PROMPT_KEYS if isinstance(record.get(key), str)},
+        category_matches_subset=subset in known and category == known[subset].category,
     )
 
 
-def iter_release_file(path: Path, relative: str) -> Iterator[ReleasedRecord | QuarantinedRecord]:
-    known = catalog()
+def iter_release_file(
+    path: Path, relative: str, known: Catalog = SURGE_SUBSETS
+) -> Iterator[ReleasedRecord | QuarantinedRecord]:
     for parsed in read_json_list(NAME, path, relative, REQUIRED):
         if isinstance(parsed, tuple):
             index, record = parsed
@@ -214,25 +223,25 @@ def reader_for(file: Path, subsets: set[str] | None, known: Catalog) -> RecordRe
     its files itself (``cruxeval.jsonl``), or named after no subset while the one subset asked for with a
     reader of its own is that subset (CRUXEval-X's ``java.json`` with ``--subset cruxeval-x``)."""
     own = known.get(file.stem)
-    if own is not None:
-        return own.reader or iter_release_file
+    if own is not None and own.reader is not None:
+        return own.reader
     asked = [reader for name in subsets or () if name in known and (reader := known[name].reader)]
-    if len(set(asked)) == 1:
+    if own is None and len(set(asked)) == 1:
         return asked[0]
-    return iter_release_file
+    return partial(iter_release_file, known=known)
 
 
 def load_release(
-    path: Path | str, subsets: set[str] | None = None
+    path: Path | str, subsets: set[str] | None = None, known: Catalog = SURGE_SUBSETS
 ) -> tuple[list[ReleasedRecord], list[QuarantinedRecord]]:
-    """Released records and quarantined ones (each with its reason), optionally only some subsets.
+    """Released records and quarantined ones (each with its reason), optionally only some subsets, read
+    with what ``known`` says of each subset (pipeline.subsets.release.load_release: the registry's).
 
     A quarantined entry whose subset cannot be known (a file that is no JSON list) is always kept.
     """
     files, root = release_files(Path(path))
     records: list[ReleasedRecord] = []
     bad: list[QuarantinedRecord] = []
-    known = catalog()
     for file in files:
         read_file = reader_for(file, subsets, known)
         for loaded in read_file(file, file.relative_to(root).as_posix()):

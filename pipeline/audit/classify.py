@@ -177,7 +177,7 @@ class Evidence(BaseModel):
     recorded_time_s: float | None = None
     cpu_limit_s: float | None = None
     # The subset's own metric is an equality and finds our label equal to gt: what it says, as a note
-    # (pipeline.scoring.metrics.equal_under_metric); "" where it does not, or is a similarity.
+    # (pipeline.scoring.by_subset.equal_under_metric); "" where it does not, or is a similarity.
     equal_under_metric: str = ""
 
 

@@ -1,6 +1,6 @@
 """SURGE's released JSON -> runnable programs, through the one reader and each subset's spec.
 
-Reading is `sources.surge_release.load_release` (the one reader of the release); how a record becomes a
+Reading is `pipeline.subsets.load_release` (the one reader, every subset known); how a record becomes a
 program is its subset's `to_program` (pipeline/subsets/<name>.py). Here only the audit's outcome of each:
 a Conversion, an Unrunnable record (a row with its named cause), or a Refusal with the reason, so one bad
 record never stops the audit.
@@ -14,9 +14,9 @@ from pipeline.audit.rows import AuditClass, Conversion, Refusal, Unrunnable
 from pipeline.errors import InputError
 from pipeline.programs import describe_error
 from pipeline.records import QuarantinedRecord
-from pipeline.subsets import REGISTRY
+from pipeline.subsets import REGISTRY, load_release
 from pipeline.subsets import Unrunnable as UnrunnableRecord
-from sources.surge_release import ReleasedRecord, load_release
+from sources.surge_release import ReleasedRecord
 
 Outcome = Conversion | Unrunnable | Refusal
 

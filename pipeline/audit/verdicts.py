@@ -16,7 +16,7 @@ from pipeline.audit.classify import Evidence, classify
 from pipeline.audit.rows import CLASS_RANK, REPRODUCED, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
 from pipeline.leakage import find_leaks
 from pipeline.records import EnvironmentProfile, QuarantinedRecord, RunResult, Verdict, answer_key
-from pipeline.scoring.metrics import equal_under_metric, score
+from pipeline.scoring.by_subset import equal_under_metric, score
 
 TEXT_CHARS = 4000  # observed / expected kept per row: enough to read, small enough for the table
 LIMIT_VERDICTS = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT, Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT}

@@ -8,23 +8,28 @@ first profile, in the given order, that printed it. Used by subsets that build t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pipeline.build import failures
 from pipeline.build.execute import execute
 from pipeline.build.failures import Built
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref
-from pipeline.dataset import DatasetRow
+from pipeline.dataset_rows import DatasetRow
 from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
-from pipeline.store import Store
 from sandboxes.backends.registry import backend_for
 from sandboxes.profiles import get_profile
+
+if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
+    from pipeline.subsets.base import SubsetSpec
 
 LIMITS = Limits(run=PhaseLimits(cpu_s=5.0, wall_s=20.0))
 
 
 def build_differential(
-    store: Store, config: BuildConfig, items: list[BuildItem], profiles: tuple[str, ...]
+    spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem], profiles: tuple[str, ...]
 ) -> Built:
     chosen = [get_profile(name) for name in profiles]
     requests = [
@@ -41,7 +46,7 @@ def build_differential(
         for position in range(len(items))
     ]
     # e.g. an image not built: the item waits for it, nothing recorded
-    return failures.judge_each(items, per_item, lambda item, runs: judge(config, item, runs))
+    return failures.judge_each(items, per_item, lambda item, runs: judge(spec, config, item, runs))
 
 
 def environment(run: RunResult) -> str:
@@ -51,7 +56,7 @@ def environment(run: RunResult) -> str:
 
 
 def judge(
-    config: BuildConfig, item: BuildItem, runs: dict[str, RunResult]
+    spec: SubsetSpec, config: BuildConfig, item: BuildItem, runs: dict[str, RunResult]
 ) -> tuple[BuildOutcome, list[DatasetRow]]:
     run_ids = tuple(run.run_id for run in runs.values())
     for name, run in runs.items():
@@ -69,6 +74,7 @@ def judge(
         return _outcome(config, item, "dropped", "same output under every profile", (), run_ids), []
     made = [
         row(
+            spec,
             item,
             config.seed,
             item.program().files[0].content,

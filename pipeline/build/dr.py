@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from itertools import product
+from typing import TYPE_CHECKING
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
@@ -20,7 +21,7 @@ from pipeline.build.failures import Built
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref
-from pipeline.dataset import DatasetRow
+from pipeline.dataset_rows import DatasetRow
 from pipeline.records import (
     EnvironmentProfile,
     ExecutionSetting,
@@ -30,11 +31,16 @@ from pipeline.records import (
     RunResult,
     content_id,
 )
-from pipeline.store import Store
-from pipeline.subsets import subset_spec
-from pipeline.subsets.dr import ONE_ROW_SHARE, ROWS_PER_PROGRAM  # the spec's expectation draws on them
 from sandboxes.profiles import get_profile
 
+if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
+    from pipeline.subsets.base import SubsetSpec
+
+# SURGE's release: 200 rows from 105 distinct programs, 1.9 a program: a kept snippet gives two rows, or
+# one for about one program in ten (chosen_labels draws which); dr's spec expects as many rows an item.
+ROWS_PER_PROGRAM = 2
+ONE_ROW_SHARE = 0.1
 COMPILERS = ("g++", "clang++")
 STANDARDS = ("03", "11", "14", "17")
 LEVELS = ("O0", "O1", "O2", "O3", "Os")
@@ -86,9 +92,9 @@ def chosen_labels(first_key: dict[str, str], seed: int, draw: str, round_: int =
     return [pairs[position] for position in sorted(chosen)]
 
 
-def build_snippets(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+def build_snippets(spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """(outcomes, candidate rows, failures of ours) for one batch of dr snippets, in two waves."""
-    profile = get_profile(subset_spec(config.subset).build_profile_for(config.profile))  # surge-dr
+    profile = get_profile(spec.build_profile_for(config.profile))  # surge-dr
     probes = _run(store, config, profile, items, PROBE_KEYS)
     # a probe that failed on our side is not stable either: the snippet waits for the next run
     stable = [
@@ -105,7 +111,7 @@ def build_snippets(store: Store, config: BuildConfig, items: list[BuildItem]) ->
     return failures.judge_each(
         items,
         per_item,
-        lambda item, runs: judge(config, item, {key: runs[key] for key in KEYS if key in runs}),
+        lambda item, runs: judge(spec, config, item, {key: runs[key] for key in KEYS if key in runs}),
     )
 
 
@@ -129,7 +135,7 @@ def _run(
 
 
 def judge(
-    config: BuildConfig, item: BuildItem, runs: dict[str, RunResult]
+    spec: SubsetSpec, config: BuildConfig, item: BuildItem, runs: dict[str, RunResult]
 ) -> tuple[BuildOutcome, list[DatasetRow]]:
     run_ids = tuple(run.run_id for run in runs.values())
     unstable = [key for key, run in runs.items() if run.distinct_outputs > 1]
@@ -155,6 +161,7 @@ def judge(
         return _outcome(config, item, "dropped", reason, (), run_ids), []
     made = [
         row(
+            spec,
             item,
             config.seed,
             item.program().files[0].content,

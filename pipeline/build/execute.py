@@ -9,9 +9,15 @@ never stored as the program's result, nor reused from an older store that kept o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pipeline.build.failures import of_run
 from pipeline.records import RunRequest, RunResult
-from pipeline.store import Store
+
+if (
+    TYPE_CHECKING
+):  # annotations only: Arrow (pipeline.store) loads when a build runs, not when the registry does
+    from pipeline.store import Store
 
 
 def stored_runs(store: Store, run_ids: set[str]) -> dict[str, RunResult]:

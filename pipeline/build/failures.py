@@ -23,7 +23,7 @@ from enum import StrEnum
 from typing import TypeVar
 
 from pipeline.build.records import BuildItem, BuildOutcome
-from pipeline.dataset import DatasetRow
+from pipeline.dataset_rows import DatasetRow
 from pipeline.records import Frozen, RunResult, Verdict
 
 DOCTOR = "`surge doctor` lists what this machine has"

@@ -15,27 +15,27 @@ toolchain) is not an outcome: the item is tried again by the next run (pipeline/
 from __future__ import annotations
 
 import statistics
+from typing import TYPE_CHECKING
 
 from pipeline.build import failures
 from pipeline.build.execute import execute
 from pipeline.build.failures import Built
-from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
+from pipeline.build.records import TIMING_AGREEMENT, BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import row, run_ref, script_question
 from pipeline.build.spread import AIM_S, time_bin
-from pipeline.dataset import DatasetRow
+from pipeline.dataset_rows import DatasetRow
 from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
-from pipeline.store import Store
 from sandboxes.profiles import get_profile
+
+if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
+    from pipeline.subsets.base import SubsetSpec
 
 LIMITS = Limits(run=PhaseLimits(cpu_s=30.0, wall_s=300.0))
 # Instances drawn for the two longest bins may run past 30 s (SURGE's longest tc records ran ~146 s):
 # their cap is 90 s. Wall time is generous since the cores are shared and only CPU time is a fact here.
 LONG_LIMITS = Limits(run=PhaseLimits(cpu_s=90.0, wall_s=900.0))
 LONG_BINS = ("10-30s", ">=30s")
-# Two copies whose CPU times are within this fraction of each other time an instance; wider apart, the
-# copies up to ``repeats`` are run and the median taken over them all.
-TIMING_AGREEMENT = 0.10
-TIMING_RULE = f"2 copies, up to repeats past {TIMING_AGREEMENT:.0%} apart"
 
 
 def limits_for(item: BuildItem) -> Limits:
@@ -47,23 +47,23 @@ def cpu_s(run: RunResult) -> float:
     return 0.0 if phase is None else phase.cpu_user_s + phase.cpu_sys_s
 
 
-def build_scripts(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+def build_scripts(spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """(outcomes, candidate rows, failures of ours) for one batch of sc items: two repeats each."""
-    return _build(store, config, items, timed=False)
+    return _build(spec, store, config, items, timed=False)
 
 
-def build_timed_scripts(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+def build_timed_scripts(spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """The same for tc: ``config.repeats`` copies each, one after the other, for the CPU-time median."""
-    return _build(store, config, items, timed=True)
+    return _build(spec, store, config, items, timed=True)
 
 
-def _build(store: Store, config: BuildConfig, items: list[BuildItem], timed: bool) -> Built:
+def _build(spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem], timed: bool) -> Built:
     per_item = (
         _timed_copies(store, config, items)
         if timed
         else [[run] for run in _stable_runs(store, config, items)]
     )
-    return failures.judge_each(items, per_item, lambda item, runs: judge(config, item, runs, timed))
+    return failures.judge_each(items, per_item, lambda item, runs: judge(spec, config, item, runs, timed))
 
 
 def _requests(config: BuildConfig, items: list[BuildItem], copies: int, repeats: int) -> list[RunRequest]:
@@ -121,7 +121,7 @@ def _needs_more(runs: list[RunResult]) -> bool:
 
 
 def judge(
-    config: BuildConfig, item: BuildItem, runs: list[RunResult], timed: bool
+    spec: SubsetSpec, config: BuildConfig, item: BuildItem, runs: list[RunResult], timed: bool
 ) -> tuple[BuildOutcome, list[DatasetRow]]:
     first = runs[0]
     run_ids = (first.run_id,)
@@ -149,6 +149,7 @@ def judge(
         features["time"] = round(median_s, 4)
     features |= family_features(item, program.argv, median_s)
     made = row(
+        spec,
         item,
         config.seed,
         script_question(program),

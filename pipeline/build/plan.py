@@ -1,19 +1,20 @@
 """Planning: a build's deterministic sequence of instances, written to the plan table by batch.
 
 Instance ``index`` of a build depends only on (seed, subset, index) and the template set, never on
-``n``: growing a build appends instances, and the same seed plans the same programs.
+``n``: growing a build appends instances, and the same seed plans the same programs. The planners here
+are construction methods' (a subset spec holds its own, ``SubsetSpec.plan_items``) and are handed the
+spec; which spec plans a build is the driver's question (pipeline/build/steps.py).
 """
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.build.records import BuildConfig, BuildItem, plan_table
 from pipeline.errors import ConfigurationError
 from pipeline.records import LabelProtocol, Language, Program, ProgramFile, SourceItem, content_id
-from pipeline.store import Store
 from pipeline.templates import (
     ScriptTemplate,
     SnippetTemplate,
@@ -21,9 +22,16 @@ from pipeline.templates import (
     library_scripts,
     library_snippets,
 )
+from pipeline.templates.released import released_templates
+from pipeline.templates.snippet_files import released_snippets
+from sources.surge_release import SURGE_SUBSETS, ReleasedRecord, load_release
+
+if TYPE_CHECKING:  # the spec is handed in: a subset's file imports these planners
+    from pipeline.store import Store
+    from pipeline.subsets.base import SubsetSpec
 
 
-def script_templates(config: BuildConfig) -> tuple[ScriptTemplate, ...]:
+def script_templates(spec: SubsetSpec, config: BuildConfig) -> tuple[ScriptTemplate, ...]:
     """The library's templates, or SURGE's own scripts (by fid) when --templates names the release."""
     if config.templates == "library":
         found = library_scripts(config.subset)
@@ -33,17 +41,20 @@ def script_templates(config: BuildConfig) -> tuple[ScriptTemplate, ...]:
                 hint="add its scripts to pipeline/templates/scripts/<subset>/, their samplers to catalog.py",
             )
         return found
-    from pipeline.templates.released import released_templates
-    from sources.surge_release import load_release
-
-    records, _ = load_release(Path(config.templates), {config.subset})
-    found = tuple(released_templates(records))
+    records = _released_records(spec, config)
+    found = tuple(released_templates(records, spec.to_program))
     if not found:
         raise ConfigurationError(
             f"no {config.subset} scripts found in {config.templates}",
             hint="pass SURGE's dataset/ folder (or sources/samples/surge-released), or --templates library",
         )
     return found
+
+
+def _released_records(spec: SubsetSpec, config: BuildConfig) -> list[ReleasedRecord]:
+    """The subset's records in the release --templates names, read knowing SURGE's eight and this spec."""
+    known = {**SURGE_SUBSETS, spec.name: spec.release_entry()}
+    return load_release(Path(config.templates), {spec.name}, known)[0]
 
 
 def script_item(
@@ -122,14 +133,11 @@ def _turn(
     return eligible[occurrence % len(eligible)]
 
 
-def snippet_templates(config: BuildConfig) -> tuple[SnippetTemplate, ...]:
+def snippet_templates(spec: SubsetSpec, config: BuildConfig) -> tuple[SnippetTemplate, ...]:
     """The library's dr snippets, or SURGE's own dr programs when --templates names the release."""
     if config.templates == "library":
         return library_snippets()
-    from pipeline.templates.snippet_files import released_snippets
-    from sources.surge_release import load_release
-
-    records, _ = load_release(Path(config.templates), {config.subset})
+    records = _released_records(spec, config)
     found = tuple(released_snippets(records))
     if not found:
         raise ConfigurationError(
@@ -178,15 +186,13 @@ def _item(
     )
 
 
-def upstream_items(config: BuildConfig) -> list[SourceItem]:
+def upstream_items(spec: SubsetSpec, config: BuildConfig) -> list[SourceItem]:
     """Refactor and prover subsets: the sources' items, stratified by language (round robin over
     languages, each language's items in a seeded order), so any prefix is as balanced as it can be."""
     from pipeline.build.refactor import sample_items
     from pipeline.refactor.methods import method_for
-    from pipeline.subsets import subset_spec
-    from pipeline.subsets.base import ConstructionMethod
 
-    names = subset_spec(config.subset).upstream_sources
+    names = spec.upstream_sources
     if config.items == "samples":
         items = [item for name in names for item in sample_items(name)]
     else:
@@ -194,7 +200,7 @@ def upstream_items(config: BuildConfig) -> list[SourceItem]:
 
         items = [item for item in load_items(Path(config.items))[0] if item.source in names]
     # --language picks among a refactor subset's languages; a prover's statements are all Lean
-    refactored = subset_spec(config.subset).construction is ConstructionMethod.ITERATIVE_REFACTOR
+    refactored = spec.refactors
     wanted = {name.lower() for name in config.languages} if refactored else set()
     groups: dict[str, list[SourceItem]] = {}
     for item in sorted(items, key=lambda i: (i.source, i.key)):
@@ -240,7 +246,8 @@ def repository_item(
     )
 
 
-def repository_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+def repository_items(spec: SubsetSpec, config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+    """rl: the manifest's (repository, input) pairs, in its order."""
     from pipeline.build.repository import SAMPLE_MANIFEST, read_manifest
 
     manifest = SAMPLE_MANIFEST if config.items == "samples" else Path(config.items)
@@ -251,50 +258,26 @@ def repository_items(config: BuildConfig, start: int, count: int) -> list[BuildI
     ]
 
 
-def plan_scripts(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+def plan_scripts(spec: SubsetSpec, config: BuildConfig, start: int, count: int) -> list[BuildItem]:
     """sc, tc: the library's scripts (or the release's, by fid), round robin, with sampled command lines;
     tc with a calibration: drawn for the time bins of its mix instead (spread_items)."""
-    templates = script_templates(config)
+    templates = script_templates(spec, config)
     spread = spread_items(config, templates, start, count)
     if spread is not None:
         return spread
     return [script_item(config, templates, index) for index in range(start, start + count)]
 
 
-def plan_snippets(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+def plan_snippets(spec: SubsetSpec, config: BuildConfig, start: int, count: int) -> list[BuildItem]:
     """dr: the library's C++ snippets (or SURGE's dr programs, --templates), round robin, holes sampled."""
-    snippets = snippet_templates(config)
+    snippets = snippet_templates(spec, config)
     return [snippet_item(config, snippets, index) for index in range(start, start + count)]
 
 
-def plan_upstream(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+def plan_upstream(spec: SubsetSpec, config: BuildConfig, start: int, count: int) -> list[BuildItem]:
     """Refactor and prover subsets: the upstream sources' items, stratified by language."""
-    chosen = upstream_items(config)[start : start + count]
+    chosen = upstream_items(spec, config)[start : start + count]
     return [refactor_item(config, start + offset, item) for offset, item in enumerate(chosen)]
-
-
-def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
-    """The subset's spec plans its instances (SubsetSpec.plan_items); a spec without a planner is refused."""
-    from pipeline.subsets import subset_spec
-
-    spec = subset_spec(config.subset)
-    if spec.plan_items is None:
-        raise ConfigurationError(
-            f"subset {config.subset!r} has no build planner",
-            hint="give its spec plan_items and build_batch (docs/build.md, 'Adding a subset')",
-        )
-    return spec.plan_items(config, start, count)
-
-
-def write_plan(store: Store, config: BuildConfig, start: int, count: int) -> int:
-    """Plan instances [start, start+count) unless already planned; return how many instances the range
-    holds (fewer than ``count``: the items, the manifest or the samples have run out)."""
-    table = plan_table(store)
-    known = table.existing_ids()
-    items = plan_items(config, start, count)
-    table.append(item for item in items if item.item_id not in known)
-    table.flush()
-    return len(items)
 
 
 def read_batch(store: Store, build_key: str, batch: int) -> list[BuildItem]:

@@ -16,13 +16,15 @@ in ``recorded/fl.jsonl`` served by the local stand-in (pipeline/build/refactor.p
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pipeline.build import failures
 from pipeline.build.execute import execute
 from pipeline.build.failures import Built, OurFailure
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref, upstream_of
-from pipeline.dataset import DatasetRow
+from pipeline.dataset_rows import DatasetRow
 from pipeline.errors import LLMError, PromptTooLong
 from pipeline.llm import LLMClient
 from pipeline.llm.replay_server import RECORDED_MODEL
@@ -38,9 +40,11 @@ from pipeline.records import (
 )
 from pipeline.refactor.extract import extract_code
 from pipeline.refactor.prompts import load_prompt
-from pipeline.store import Store
-from pipeline.subsets import subset_spec
 from sandboxes.profiles import get_profile
+
+if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
+    from pipeline.subsets.base import SubsetSpec
 
 # Goedel-Prover's header (its datasets/*.jsonl and SURGE's fl questions): a statement without one gets it.
 DEFAULT_HEADER = (
@@ -92,7 +96,7 @@ def propose(client: LLMClient, item: SourceItem) -> tuple[str | None, str]:
     return (text, "") if text else (None, "statement changed: the proof does not state the theorem verbatim")
 
 
-def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+def build_proofs(spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """Propose, check and label one batch of statements."""
     from pipeline.build.refactor import llm_settings
 
@@ -100,7 +104,7 @@ def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> B
     outcomes: list[BuildOutcome] = []
     ours: list[OurFailure] = []
     proposals: list[tuple[BuildItem, SourceItem, Program]] = []
-    protocol = subset_spec(config.subset).protocol  # the checker's answer is the label
+    protocol = spec.protocol  # the checker's answer is the label
     with llm_settings(config) as settings:
         recorded = settings.model == RECORDED_MODEL
         client = LLMClient(settings)
@@ -130,7 +134,7 @@ def build_proofs(store: Store, config: BuildConfig, items: list[BuildItem]) -> B
             reason = f"checker limit: {run.verdict.value}"
             outcomes.append(_outcome(config, item, "dropped", reason, (), (run.run_id,)))
             continue
-        row = _row(config, source, program, run, recorded)
+        row = _row(spec, config, source, program, run, recorded)
         outcomes.append(_outcome(config, item, "kept", "", (row.row_id,), (run.run_id,)))
         rows.append(row)
     return outcomes, rows, ours
@@ -141,9 +145,13 @@ def _origin(source: SourceItem) -> dict[str, str]:
 
 
 def _row(
-    config: BuildConfig, source: SourceItem, program: Program, run: RunResult, recorded: bool
+    spec: SubsetSpec,
+    config: BuildConfig,
+    source: SourceItem,
+    program: Program,
+    run: RunResult,
+    recorded: bool,
 ) -> DatasetRow:
-    spec = subset_spec(config.subset)
     return DatasetRow(
         subset=config.subset,
         category=spec.released_category,

@@ -14,20 +14,29 @@ item that already has an outcome. Tables (all append-only, content-addressed):
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, computed_field
 
-from pipeline.dataset import DatasetRow
+from pipeline.dataset_rows import DatasetRow
 from pipeline.llm.budget import Budget
 from pipeline.llm.settings import LLMSettings
 from pipeline.records import Frozen, Program, content_id, default_backend
-from pipeline.store import Store, Table
+
+if (
+    TYPE_CHECKING
+):  # annotations only: Arrow (pipeline.store) loads when a build runs, not when the registry does
+    from pipeline.store import Store, Table
 
 PLAN_TABLE = "build_plan"
 OUTCOME_TABLE = "build_outcomes"
 CANDIDATE_TABLE = "build_candidates"
 SPEND_TABLE = "llm_spend"
+# tc: two copies whose CPU times are within this fraction of each other time an instance; wider apart, the
+# copies up to ``repeats`` are run and the median taken over them all (pipeline/build/manual.py). The rule
+# is hashed into a timed build's key.
+TIMING_AGREEMENT = 0.10
+TIMING_RULE = f"2 copies, up to repeats past {TIMING_AGREEMENT:.0%} apart"
 
 
 class TemplateTimes(Frozen):
@@ -68,6 +77,10 @@ class BuildConfig(Frozen):
     calibration_times: tuple[TemplateTimes, ...] = Field(
         default=(), description="tc: the measured points the plan solves sizes from (the digest is hashed)"
     )
+    # A timed subset's (tc: the spec's time_bins) copies follow TIMING_RULE, which decides the recorded
+    # time and so is part of the key; the build's driver sets it from the spec (steps.calibrate), since
+    # these records sit below the subset specs and never look one up.
+    timed: bool = Field(default=False, description="tc: instances are timed (set by the build from the spec)")
     # How the LLM is reached and what this run may spend: neither decides a row (the review queue and
     # the response cache key what was asked), so neither is hashed. SecretStr keeps the key out of
     # Prefect's records of the flow's parameters.
@@ -94,10 +107,7 @@ class BuildConfig(Frozen):
 
     def _timing_rule(self) -> tuple[str, ...]:
         """A timed subset's rule for how many copies time an instance (it decides the recorded time)."""
-        from pipeline.build.manual import TIMING_RULE  # lazily: the build steps import these records
-        from pipeline.subsets import subset_spec
-
-        return (TIMING_RULE,) if self.repeats > 2 and subset_spec(self.subset).time_bins else ()
+        return (TIMING_RULE,) if self.repeats > 2 and self.timed else ()
 
 
 class BuildItem(Frozen):

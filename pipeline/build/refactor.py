@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from queue import SimpleQueue
+from typing import TYPE_CHECKING
 
 from pipeline.build import failures, spend
 from pipeline.build.execute import execute
@@ -37,7 +38,7 @@ from pipeline.build.failures import Built, OurFailure, Ours
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref, upstream_of
-from pipeline.dataset import DatasetRow
+from pipeline.dataset_rows import DatasetRow
 from pipeline.errors import BudgetSpent, ConfigurationError
 from pipeline.llm import LLMClient, LLMSettings
 from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_recorded
@@ -48,11 +49,13 @@ from pipeline.refactor.methods import method_for
 from pipeline.refactor.outcome import Outcome
 from pipeline.review import queue_of
 from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
-from pipeline.store import Store
-from pipeline.subsets import subset_spec
 from sandboxes import open_backend
 from sandboxes.languages import method_setting_for
 from sandboxes.profiles import get_profile
+
+if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
+    from pipeline.subsets.base import SubsetSpec
 
 RECORDED_DIR = Path(__file__).parent / "recorded"
 AUTO_REVIEWER = "auto-approve"
@@ -134,7 +137,7 @@ def _refactor_one(loops: SimpleQueue[RepairLoop], item: SourceItem) -> Outcome:
         loops.put(loop)
 
 
-def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+def build_refactored(spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """Refactor the batch's items, then run every approved program of the batch in one sandbox (``--workers``
     at a time) and label it."""
     sources = {item.item_id: SourceItem.model_validate_json(item.source_item_json) for item in items}
@@ -157,18 +160,18 @@ def build_refactored(store: Store, config: BuildConfig, items: list[BuildItem]) 
             outcomes.append(decided)
         elif decided is not None:
             approved.append((item, *decided))
-    requests = [_request(config, sources[item.item_id], entry) for item, entry, _ in approved]
+    requests = [_request(spec, config, sources[item.item_id], entry) for item, entry, _ in approved]
     runs = execute(store, requests, config.backend, config.unsafe, config.workers)
     rows: list[DatasetRow] = []
     for (item, entry, auto), run in zip(approved, runs, strict=True):
         if failure := failures.of_runs_failure([run], item.index):
             ours.append(failure)
             continue
-        if why := _unusable(config, run):
+        if why := _unusable(spec, run):
             outcomes.append(_outcome(config, item, "dropped", f"approved program: {why}", (), (run.run_id,)))
             continue
         assert entry.program is not None
-        made = _row(config, sources[item.item_id], entry.program, run, auto, recorded, entry.extra)
+        made = _row(spec, config, sources[item.item_id], entry.program, run, auto, recorded, entry.extra)
         outcomes.append(_outcome(config, item, "kept", "", (made.row_id,), (run.run_id,)))
         rows.append(made)
     return outcomes, rows, ours
@@ -197,10 +200,9 @@ def _decide(
     return entry, auto
 
 
-def _request(config: BuildConfig, source: SourceItem, entry: Entry) -> RunRequest:
+def _request(spec: SubsetSpec, config: BuildConfig, source: SourceItem, entry: Entry) -> RunRequest:
     """The approved program's run as the subset labels it (its profile and limits), twice for determinism."""
     assert entry.program is not None
-    spec = subset_spec(config.subset)
     return RunRequest(
         program=entry.program,
         setting=method_setting_for(entry.program, method_for(source).setting),
@@ -216,30 +218,31 @@ def _auto_approvable(entry: Entry) -> bool:
     return entry.run_is_acceptable and (not rated or entry.extra["difficulty"] is not None)
 
 
-def _unusable(config: BuildConfig, run: RunResult) -> str:
+def _unusable(spec: SubsetSpec, run: RunResult) -> str:
     """Why an approved program's run cannot be a label ('' if it can). A subset that labels failing runs
     (bg: that is the point of a bug) still drops cases past its time limit, as SURGE did; ml/cl need a
     clean run."""
     if run.distinct_outputs > 1:
         return "non-deterministic"
-    if subset_spec(config.subset).labels_failures:
+    if spec.labels_failures:
         limits = {Verdict.CPU_TIME_LIMIT, Verdict.WALL_TIME_LIMIT}
         return "timeout (past 30 s)" if run.verdict in limits else ""
     return "" if run.verdict is Verdict.OK else run.verdict.value
 
 
-def _features(config: BuildConfig, source: SourceItem, program: Program, extra: dict) -> dict[str, object]:
+def _features(spec: SubsetSpec, source: SourceItem, program: Program, extra: dict) -> dict[str, object]:
     """The row's custom_features, as the subset's spec makes them (SURGE's keys for that subset)."""
-    make = subset_spec(config.subset).row_features
+    make = spec.row_features
     if make is None:
         raise ConfigurationError(
-            f"subset {config.subset!r} has no row_features for a refactor build",
+            f"subset {spec.name!r} has no row_features for a refactor build",
             hint="give its spec row_features (pipeline/subsets/ml.py is the model)",
         )
     return make(source, program, extra)
 
 
 def _row(
+    spec: SubsetSpec,
     config: BuildConfig,
     source: SourceItem,
     program: Program,
@@ -248,14 +251,13 @@ def _row(
     recorded: bool,
     extra: dict,
 ) -> DatasetRow:
-    spec = subset_spec(config.subset)
     code = program.entry_file.content
     return DatasetRow(
         subset=config.subset,
         category=spec.released_category,
         question=code,
         gt=run.label.rstrip("\n"),
-        custom_features=_features(config, source, program, extra),
+        custom_features=_features(spec, source, program, extra),
         upstream=upstream_of(source),
         run=run_ref(run),
         label_origin="executed",

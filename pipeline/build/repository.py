@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -22,7 +22,7 @@ from pipeline.build.failures import Built, OurFailure, Ours
 from pipeline.build.manual import _outcome
 from pipeline.build.records import BuildConfig, BuildItem, BuildOutcome
 from pipeline.build.rows import run_ref
-from pipeline.dataset import DatasetRow, UpstreamRef
+from pipeline.dataset_rows import DatasetRow, UpstreamRef
 from pipeline.errors import ConfigurationError, SourceError
 from pipeline.records import (
     Frozen,
@@ -33,12 +33,14 @@ from pipeline.records import (
     RunRequest,
     Verdict,
 )
-from pipeline.store import Store
-from pipeline.subsets import subset_spec
 from sandboxes.languages import parse_language
 from sandboxes.profiles import get_profile
 from sources.base import Source
 from sources.git import checkout_source
+
+if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.store import Store
+    from pipeline.subsets.base import SubsetSpec
 
 SAMPLE_MANIFEST = Path(__file__).parent / "repos" / "manifest.jsonl"
 MAX_FILE_BYTES = 256 * 1024  # a benchmark question is read by a model: larger files are not code to read
@@ -136,7 +138,7 @@ class Prepared(NamedTuple):
     request: RunRequest  # its program holds the repository's files
 
 
-def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+def build_repositories(spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """Check every item of the batch out, then run them all in one sandbox, ``config.workers`` at a
     time (one sandbox per item, one program at a time, left a core idle: rl's 60 rows took 65 s)."""
     outcomes: list[BuildOutcome] = []
@@ -161,7 +163,7 @@ def build_repositories(store: Store, config: BuildConfig, items: list[BuildItem]
             why = run.verdict.value if run.verdict is not Verdict.OK else "non-deterministic"
             outcomes.append(_outcome(config, item, "dropped", why, (), (run.run_id,)))
             continue
-        made = _row(config, item, task, list(request.program.files), item.domain, run)
+        made = _row(spec, config, item, task, list(request.program.files), item.domain, run)
         outcomes.append(_outcome(config, item, "kept", "", (made.row_id,), (run.run_id,)))
         rows.append(made)
     return outcomes, rows, ours
@@ -183,8 +185,7 @@ def _prepare(store: Store, config: BuildConfig, item: BuildItem) -> Prepared | B
     return Prepared(item, task, request)
 
 
-def _row(config, item, task, files, input_path, run) -> DatasetRow:  # type: ignore[no-untyped-def]
-    spec = subset_spec(config.subset)
+def _row(spec, config, item, task, files, input_path, run) -> DatasetRow:  # type: ignore[no-untyped-def]
     return DatasetRow(
         subset=config.subset,
         category=spec.released_category,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.build.records import BuildItem
-from pipeline.dataset import DatasetRow, RunRef, UpstreamRef
+from pipeline.dataset_rows import DatasetRow, RunRef, UpstreamRef
 from pipeline.records import Program, RunResult, SourceItem
-from pipeline.subsets import subset_spec
+
+if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
+    from pipeline.subsets.base import SubsetSpec
 
 TEMPLATE_SOURCE = "surge-templates"
 TEMPLATE_REPO = "surge-pipeline (pipeline/templates)"
@@ -21,9 +23,9 @@ def script_question(program: Program) -> str:
     return f"code:```\n{program.entry_file.content}\n```\ncommand:```\n{command}\n```"
 
 
-def upstream(item: BuildItem, seed: int) -> UpstreamRef:
+def upstream(spec: SubsetSpec, item: BuildItem, seed: int) -> UpstreamRef:
     library = item.template_origin == "library"
-    folder = subset_spec(item.subset).template_folder
+    folder = spec.template_folder
     # a library file, or a released template by its key in the release's file (a script's fid, a hash of a
     # dr program)
     path = f"{folder}/{item.template}" if library else f"{item.subset}.json:{item.template}"
@@ -65,6 +67,7 @@ def run_ref(run: RunResult, repeats: int | None = None, distinct: int | None = N
 
 
 def row(
+    spec: SubsetSpec,
     item: BuildItem,
     seed: int,
     question: str,
@@ -75,14 +78,13 @@ def row(
     recorded_llm: bool = False,
     domain: str | None = None,
 ) -> DatasetRow:
-    spec = subset_spec(item.subset)
     return DatasetRow(
         subset=item.subset,
         category=spec.released_category,
         question=question,
         gt=gt,
         custom_features=features,
-        upstream=upstream(item, seed),
+        upstream=upstream(spec, item, seed),
         run=run,
         label_origin="executed",
         construction=spec.construction.value,

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.build.records import BuildConfig, LLMSpend, spend_table
 from pipeline.llm.budget import Allowance
-from pipeline.store import Store
 
 if TYPE_CHECKING:
     from pipeline.llm import Usage
+    from pipeline.store import Store
 
 FIGURES = ("requests", "cache_hits", "retries", "prompt_tokens", "completion_tokens", "cost_usd")
 

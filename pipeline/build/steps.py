@@ -1,7 +1,9 @@
 """The build's steps as plain functions over the store (the flow in flows/build_subset.py calls them).
 
 Each takes references (store root, config, batch number) and returns counts, so it can be a Prefect task
-without data passing through the orchestrator, and is tested without the engine.
+without data passing through the orchestrator, and is tested without the engine. This is the build's
+driver: it looks the config's subset up in the registry and hands the spec to the construction method
+the spec holds (``plan_items``, ``build_batch``), which never looks a spec up itself.
 """
 
 from __future__ import annotations
@@ -11,15 +13,21 @@ from typing import Any
 
 from pipeline.build import failures, spend
 from pipeline.build.failures import OurFailure
-from pipeline.build.plan import read_batch, write_plan
-from pipeline.build.records import BuildConfig, BuildOutcome, candidate_table, outcome_table
-from pipeline.dataset import DatasetRow, dataset_table
+from pipeline.build.plan import read_batch
+from pipeline.build.records import (
+    BuildConfig,
+    BuildItem,
+    BuildOutcome,
+    candidate_table,
+    outcome_table,
+    plan_table,
+)
+from pipeline.dataset_rows import DatasetRow, dataset_table
 from pipeline.errors import ConfigurationError
 from pipeline.review import queue_of
 from pipeline.review.queue import ReviewQueue
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
-from pipeline.subsets.base import ConstructionMethod
 
 
 def outcomes(store: Store, build_key: str) -> dict[str, BuildOutcome]:
@@ -36,6 +44,28 @@ def outcomes(store: Store, build_key: str) -> dict[str, BuildOutcome]:
 def plan_round(store: Store, config: BuildConfig, start: int, count: int) -> int:
     """Plan instances [start, start+count); return how many exist (fewer: the items ran out)."""
     return write_plan(store, config, start, count)
+
+
+def plan_items(config: BuildConfig, start: int, count: int) -> list[BuildItem]:
+    """The subset's spec plans its instances (SubsetSpec.plan_items); a spec without a planner is refused."""
+    spec = subset_spec(config.subset)
+    if spec.plan_items is None:
+        raise ConfigurationError(
+            f"subset {config.subset!r} has no build planner",
+            hint="give its spec plan_items and build_batch (docs/build.md, 'Adding a subset')",
+        )
+    return spec.plan_items(spec, config, start, count)
+
+
+def write_plan(store: Store, config: BuildConfig, start: int, count: int) -> int:
+    """Plan instances [start, start+count) unless already planned; return how many instances the range
+    holds (fewer than ``count``: the items, the manifest or the samples have run out)."""
+    table = plan_table(store)
+    known = table.existing_ids()
+    items = plan_items(config, start, count)
+    table.append(item for item in items if item.item_id not in known)
+    table.flush()
+    return len(items)
 
 
 def round_size(store: Store, config: BuildConfig, n: int, planned: int, most: int) -> int:
@@ -80,13 +110,14 @@ def build_batch(store: Store, config: BuildConfig, batch: int) -> dict[str, Any]
     items = [item for item in read_batch(store, config.build_key, batch) if item.item_id not in done]
     if not items:
         return {"kept": 0, "dropped": 0, "kept_rows": 0, "skipped": 1}
-    step = subset_spec(config.subset).build_batch  # the spec names its construction method's step
+    spec = subset_spec(config.subset)
+    step = spec.build_batch  # the construction method's step, which the spec holds
     if step is None:
         raise ConfigurationError(
             f"subset {config.subset!r} has no build step",
             hint="give its spec a build_batch (docs/build.md, 'Adding a subset')",
         )
-    new_outcomes, rows, ours = step(store, config, items)
+    new_outcomes, rows, ours = step(spec, store, config, items)
     candidates = candidate_table(store)
     candidates.append(rows)
     candidates.flush()
@@ -145,16 +176,19 @@ def write_dataset(store: Store, config: BuildConfig, n: int, before: int | None 
 
 def calibrate(store: Store, config: BuildConfig, n: int) -> BuildConfig:
     """tc: the config with its templates' calibrations (measured as far as the bins n rows aim at need;
-    stored, reused); other subsets' configs unchanged."""
-    if not subset_spec(config.subset).time_bins:
+    stored, reused) and its timing rule (``timed``: part of the build key); other subsets' configs
+    unchanged."""
+    spec = subset_spec(config.subset)
+    if not spec.time_bins:
         return config
+    config = config.model_copy(update={"timed": True})
     from pipeline.build import calibrate as calibration
     from pipeline.build.plan import script_templates
     from pipeline.build.spread import parse_mix, targets
 
     wanted = {name for name, count in targets(parse_mix(config.time_mix), n).items() if count}
     budget_s = calibration.budget_for(wanted)
-    return calibration.calibrated(store, config, script_templates(config), budget_s)
+    return calibration.calibrated(store, config, script_templates(spec, config), budget_s)
 
 
 def spread(store: Store, config: BuildConfig, n: int, before: int | None = None) -> dict[str, dict[str, int]]:
@@ -176,7 +210,7 @@ def summary(store: Store, config: BuildConfig) -> dict[str, Any]:
     reasons = Counter(o.reason.split(":")[0] for o in found if o.status == "dropped")
     waiting = 0
     spec = subset_spec(config.subset)
-    reviewed = spec.construction is ConstructionMethod.ITERATIVE_REFACTOR and spec.upstream_sources
+    reviewed = spec.refactors and spec.upstream_sources
     if reviewed and queue_of(store.root).exists():
         waiting = ReviewQueue(queue_of(store.root)).counts().get("pending", 0)
     llm = spend.totals(store, config.llm_run, config.subset) if reviewed else {}

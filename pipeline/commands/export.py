@@ -14,8 +14,7 @@ from pipeline.export.folder import check_target, write_whole
 from pipeline.export.hf import write_hf
 from pipeline.export.surge_format import SurgeExport, build_export, write_surge
 from pipeline.store import Store
-from pipeline.subsets import SUBSET_NAMES
-from sources.surge_release import load_release
+from pipeline.subsets import SUBSET_NAMES, load_release
 
 if TYPE_CHECKING:  # huggingface_hub and httpx (~0.2 s) load for a push, not when the CLI builds its parser
     from pipeline.export.push import HubTarget

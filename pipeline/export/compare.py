@@ -172,7 +172,7 @@ def compare_store(store_root: Path, release: Path, subsets: Sequence[str]) -> di
     """The store's dataset rows of these subsets beside the release's records of them."""
     from pipeline.dataset import dataset_table
     from pipeline.store import Store
-    from sources.surge_release import load_release
+    from pipeline.subsets import load_release
 
     rows = dataset_table(Store(store_root)).records(where={"subset": list(subsets)})
     records, _ = load_release(release, set(subsets))
@@ -181,7 +181,7 @@ def compare_store(store_root: Path, release: Path, subsets: Sequence[str]) -> di
 
 def card_section(rows: Sequence[DatasetRow], release: Path) -> list[str]:
     """The card's comparison: every exported subset beside the release's."""
-    from sources.surge_release import load_release
+    from pipeline.subsets import load_release
 
     subsets = sorted({row.subset for row in rows})
     records, _ = load_release(release, set(subsets))

@@ -5,7 +5,8 @@ Each subset's score as SURGE's own evaluation defines it (github.com/Imbernoulli
 
 Written from the definitions, not copied: scores are in [0, 1]; anything unparseable scores 0, as
 upstream's try/except does. Which metric a record is scored with is its subset spec's to say
-(``SubsetSpec.metric``, built from the rules below); `score(record, output)` asks it.
+(``SubsetSpec.metric``, built from the rules below); pipeline/scoring/by_subset.py asks it, since the
+specs import these rules and so nothing here may import the specs.
 """
 
 from __future__ import annotations
@@ -210,26 +211,3 @@ def script_rule(record: ReleasedRecord) -> tuple[str, Metric]:
 def repository_rule(record: ReleasedRecord) -> tuple[str, Metric]:
     """rl: by the repository."""
     return repository_metric(record.custom_features)
-
-
-def metric_for(record: ReleasedRecord) -> tuple[str, Metric]:
-    """The record's subset spec says; an unknown subset is refused (ConfigurationError), never guessed."""
-    from pipeline.subsets import subset_spec  # the specs import these metrics
-
-    return subset_spec(record.subset).metric(record)
-
-
-def score(record: ReleasedRecord, output: str) -> tuple[str, float]:
-    name, metric = metric_for(record)
-    return name, float(metric(output, record.gt))
-
-
-def equal_under_metric(record: ReleasedRecord, output: str) -> str:
-    """The note "equal under SUBSET's metric (NAME)" where the record's subset scores labels with an
-    equality (``SubsetSpec.metric_is_equality``) and it finds ``output`` equal to the label; else ""."""
-    from pipeline.subsets import subset_spec
-
-    if not subset_spec(record.subset).metric_is_equality:
-        return ""
-    name, metric = metric_for(record)
-    return f"equal under {record.subset}'s metric ({name})" if metric(output, record.gt) == 1.0 else ""

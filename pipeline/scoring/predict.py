@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 from pipeline.errors import ConfigurationError, InputError, LLMError, PromptTooLong
 from pipeline.llm.budget import Budget
 from pipeline.scoring.surge_eval import extract_output
+from pipeline.subsets import subset_spec
 from sources.surge_release import ReleasedRecord
 
 if TYPE_CHECKING:  # the client (httpx) loads when a prediction is asked, not when the CLI builds its parser
@@ -92,8 +93,6 @@ def prompt_hash(messages: Sequence[dict[str, str]]) -> str:
 def extracted_answer(subset: str, reply: str) -> str | None:
     """What SURGE's eval reads of a reply: the extracted output, or the raw reply where the subset's spec
     says the eval scores it whole (fl's JSON)."""
-    from pipeline.subsets import subset_spec
-
     return extract_output(reply) if subset_spec(subset).extracts_answer else reply
 
 

@@ -27,9 +27,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.errors import InputError
-from pipeline.scoring.surge_eval import score_prediction
-from pipeline.subsets import REGISTRY
-from sources.surge_release import ReleasedRecord, load_release
+from pipeline.scoring.by_subset import score_prediction
+from pipeline.subsets import REGISTRY, load_release
+from sources.surge_release import ReleasedRecord
 
 HINT = 'write one {"subset": "ml", "index": 0, "prediction": "..."} per line'
 UNMATCHED_SHOWN = 5  # unmatched keys named in the summary; the count covers all

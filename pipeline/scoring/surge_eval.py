@@ -195,11 +195,3 @@ def repository_scored(gt: str, features: dict[str, Any], prediction: str) -> flo
 
 def proof_check_scored(gt: str, features: dict[str, Any], prediction: str) -> float:
     return fl_score(prediction, gt)
-
-
-def score_prediction(subset: str, gt: str, features: dict[str, Any], prediction: str) -> float:
-    """The item's score in [0, 1], or NaN where upstream's is NaN (an undefined Spearman rho), as the
-    subset's spec scores it; an unknown subset is refused (ConfigurationError), never scored by default."""
-    from pipeline.subsets import subset_spec  # the specs import the scorers above
-
-    return subset_spec(subset).score_prediction(gt, features, prediction)

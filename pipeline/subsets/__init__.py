@@ -1,15 +1,21 @@
 """One spec per subset (see base.py); a new subset is one new file plus one ``register_subset`` call.
 
-``REGISTRY`` is the one table of subsets: every stage, the release's reader and the CLI's ``--subset``
-choices read it when they run, so a subset registered later (a test's, or a plug-in's) is seen by all.
+``REGISTRY`` is the one table of subsets: every stage and the CLI's ``--subset`` choices read it when
+they run, so a subset registered later (a test's, or a plug-in's) is seen by all. The specs import what
+they are made of (the build's construction methods, the scoring rules, the release's reader); nothing
+they import looks the registry up: the modules that do (the build's driver, pipeline/build/steps.py; the
+release read with every subset known, release.py; scores by subset, pipeline/scoring/by_subset.py) sit
+above it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from pipeline.errors import ConfigurationError
 from pipeline.plugins import Registry
+from pipeline.records import QuarantinedRecord
 from pipeline.subsets import bg, cl, dr, fl, ml, pyver, rl, sc, tc
 from pipeline.subsets.base import (
     Candidate,
@@ -17,10 +23,10 @@ from pipeline.subsets.base import (
     ProgramPlan,
     SubsetSpec,
     Unrunnable,
-    later,
     per_index,
 )
-from sources.surge_release import ReleaseSubset
+from sources import surge_release
+from sources.surge_release import ReleasedRecord, ReleaseSubset
 
 # The built-in specs below, and the plug-ins of the entry-point group at the first lookup.
 REGISTRY: Registry[str, SubsetSpec] = Registry("surge.subsets", SubsetSpec, lambda spec: spec.name, {})
@@ -88,10 +94,15 @@ SUBSET_NAMES = SubsetNames()
 def release_catalog() -> dict[str, ReleaseSubset]:
     """What the release's reader needs of each subset: its category number, its one language and the
     reader of its own file format (if it has one)."""
-    return {
-        name: ReleaseSubset(category=spec.category, language=spec.language, reader=spec.read_records)
-        for name, spec in REGISTRY.items()
-    }
+    return {name: spec.release_entry() for name, spec in REGISTRY.items()}
+
+
+def load_release(
+    path: Path | str, subsets: set[str] | None = None
+) -> tuple[list[ReleasedRecord], list[QuarantinedRecord]]:
+    """The release's records (and the quarantined, with reasons) read with every registered subset known:
+    SURGE's eight, ours and the plug-ins' (their own file formats included)."""
+    return surge_release.load_release(path, subsets, release_catalog())
 
 
 __all__ = [
@@ -104,7 +115,7 @@ __all__ = [
     "ProgramPlan",
     "SubsetSpec",
     "Unrunnable",
-    "later",
+    "load_release",
     "per_index",
     "register_subset",
     "release_catalog",

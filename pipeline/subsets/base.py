@@ -2,28 +2,35 @@
 
 A spec carries everything the stages need to know about a subset and nothing they can derive:
 its category number and how the release spells the category key, the language every record is in (if
-one), the construction method with its planner and build step, the build's profile and limits, how a
-released record becomes a program (``to_program``), the label protocol, the metric a label is compared
-with and how a model's prediction is scored, the ``custom_features`` keys the release uses and the
-few-shot count of its prompts. Audit, build, export, score and the release's reader ask these fields;
+one), the construction method with its planner and build step (the functions themselves, from
+pipeline/build: a spec imports its build, and the build is handed the spec, never looks it up), the
+build's profile and limits, how a released record becomes a program (``to_program``), the label
+protocol, the metric a label is compared with and how a model's prediction is scored, the
+``custom_features`` keys the release uses and the few-shot count of its prompts. Audit, build, export,
+score and the release's reader ask these fields (handed the spec, or the catalog made from the specs);
 none keeps a per-subset table or names a subset (tests/architecture/test_no_subset_names.py).
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from pipeline.records import ExecutionSetting, Frozen, LabelProtocol, Language, Limits, Program
 from pipeline.subsets.checks import CheckConvention
 from pipeline.subsets.corrections import DatasetWriter
-from sources.surge_release import RecordReader, ReleasedRecord
+from sources.surge_release import RecordReader, ReleasedRecord, ReleaseSubset
+
+if TYPE_CHECKING:  # names for the build hooks' types: the build imports this module at run time
+    from pipeline.build.failures import Built
+    from pipeline.build.records import BuildConfig, BuildItem
+    from pipeline.dataset_rows import DatasetRow
+    from pipeline.store import Store
 
 
 class Candidate(Frozen):
@@ -85,31 +92,21 @@ Metric = Callable[[str, str], float]
 MetricRule = Callable[[ReleasedRecord], tuple[str, Metric]]
 # (gt, custom_features, the model's raw reply) -> score in [0, 1], or NaN where SURGE's eval gives NaN
 PredictionScorer = Callable[[str, dict[str, Any], str], float]
-# The build's records (BuildConfig, BuildItem, Store) live in pipeline/build, which imports this module:
-# the build's hooks are typed loosely and a subset's file imports the build lazily (``later``).
-# (config, start, count) -> the build items of instances [start, start + count), fewer when they run out
-PlanItems = Callable[[Any, int, int], list[Any]]
-# (store, config, items) -> (outcomes, candidate rows, failures of ours: pipeline.build.failures.OurFailure)
-BuildBatch = Callable[[Any, Any, list[Any]], tuple[list[Any], list[Any], list[Any]]]
+# How `surge build` makes a subset (docs/build.md "Adding a subset"); the driver (pipeline/build/steps.py)
+# hands each hook the spec it came from, so a construction method shared by subsets (ml, cl, bg) reads
+# the subset's facts from its argument.
+# (spec, config, start, count) -> the build items of instances [start, start + count), fewer when they run out
+PlanItems = Callable[["SubsetSpec", "BuildConfig", int, int], "list[BuildItem]"]
+# (spec, store, config, items) -> (outcomes, candidate rows, failures of ours: build.failures.OurFailure)
+BuildBatch = Callable[["SubsetSpec", "Store", "BuildConfig", "list[BuildItem]"], "Built"]
 # (source item, program, the review's extra facts) -> the row's custom_features (a refactor subset's keys)
 RowFeatures = Callable[[Any, Program, dict[str, Any]], dict[str, object]]
 
 
-def later(module: str, name: str) -> Callable[..., Any]:
-    """``module.name``, imported when first called: a spec names a build step of pipeline/build, which
-    imports the registry, without importing it while the registry loads."""
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-
-    call.__qualname__ = call.__name__ = name
-    return call
-
-
-def per_index(plan_item: Callable[[Any, int], Any]) -> PlanItems:
+def per_index(plan_item: Callable[[BuildConfig, int], BuildItem]) -> PlanItems:
     """A planner from a rule for one instance (index -> item), for subsets whose instances never run out."""
 
-    def plan(config: Any, start: int, count: int) -> list[Any]:
+    def plan(spec: SubsetSpec, config: BuildConfig, start: int, count: int) -> list[BuildItem]:
         return [plan_item(config, index) for index in range(start, start + count)]
 
     return plan
@@ -146,14 +143,15 @@ class SubsetSpec:
     # The upstream sources (sources/registry.py names) a refactor or prover build reads its items from.
     upstream_sources: tuple[str, ...] = ()
     # How the dataset picks n rows from a build's candidates in item order (default: the first n);
-    # fl balances passing and failing proofs. Typed loosely for the same reason as build_batch.
-    select_rows: Callable[[list[Any], int], list[Any]] | None = None
+    # fl balances passing and failing proofs.
+    select_rows: Callable[[list[DatasetRow], int], list[DatasetRow]] | None = None
     # False for a subset of ours (e.g. pyver): the release-facing parts (the release's audit, the card's
     # facts about SURGE's eight subsets, the released prompt templates) leave it out.
     upstream_release: bool = True
-    # How `surge build` makes the subset (docs/build.md "Adding a subset"): plan_items(config, start,
-    # count) -> build items, and build_batch(store, config, items) -> (outcomes, candidate rows, failures
-    # of ours, never recorded as outcomes). None: not buildable here, and `surge build` says so.
+    # How `surge build` makes the subset (docs/build.md "Adding a subset"): plan_items(spec, config,
+    # start, count) -> build items, and build_batch(spec, store, config, items) -> (outcomes, candidate
+    # rows, failures of ours, never recorded as outcomes). None: not buildable here, and `surge build`
+    # says so.
     plan_items: PlanItems | None = None
     build_batch: BuildBatch | None = None
     build_profile: str = ""  # the profile a build runs under when given `default` ('' = default itself)
@@ -182,16 +180,25 @@ class SubsetSpec:
     # (pipeline/build/spread.py, calibrate.py), and the build summary counts the spread against it.
     time_bins: bool = False
 
+    def release_entry(self) -> ReleaseSubset:
+        """What the release's reader needs of the subset (sources/surge_release.py, ``Catalog``)."""
+        return ReleaseSubset(category=self.category, language=self.language, reader=self.read_records)
+
     @property
     def released_category(self) -> int:
         return self.category if self.category_in_release is None else self.category_in_release
+
+    @property
+    def refactors(self) -> bool:
+        """Its items are upstream programs an LLM refactors (ml, cl, bg): --language picks among theirs."""
+        return self.construction is ConstructionMethod.ITERATIVE_REFACTOR
 
     @property
     def plans_whole_batches(self) -> bool:
         """A build's rounds plan whole batches (the refactor subsets: a batch's items are refactored
         concurrently, and most are dropped where recorded responses answer); the others plan what is
         wanted (pipeline/build/steps.py, round_size)."""
-        return self.construction is ConstructionMethod.ITERATIVE_REFACTOR
+        return self.refactors
 
     def items_for(self, rows: int) -> int:
         """Items a build expects to need for ``rows`` rows (at least one), at ``rows_per_item`` each; the

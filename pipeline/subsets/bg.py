@@ -10,6 +10,8 @@ The labels' C++ diagnostics use ASCII quotes (LANG=C) and Python's tracebacks ar
 
 from typing import Any
 
+from pipeline.build.methods import build_refactored
+from pipeline.build.plan import plan_upstream
 from pipeline.records import (
     ExecutionSetting,
     LabelProtocol,
@@ -21,7 +23,7 @@ from pipeline.records import (
 )
 from pipeline.scoring.metrics import fixed, jaccard_words
 from pipeline.scoring.surge_eval import jaccard_extracted
-from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec, later
+from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
 from pipeline.subsets.programs import origin, record_language, refactored_language
 from sandboxes.languages.java import class_file_name
 from sources.surge_release import ReleasedRecord
@@ -72,8 +74,8 @@ SPEC = SubsetSpec(
     to_program=to_program,
     metric=fixed("jaccard_words", jaccard_words),
     score_prediction=jaccard_extracted,
-    plan_items=later("pipeline.build.plan", "plan_upstream"),
-    build_batch=later("pipeline.build.refactor", "build_refactored"),
+    plan_items=plan_upstream,
+    build_batch=build_refactored,
     build_profile="surge-bg",  # Python 3.9's tracebacks and LANG=C diagnostics, as the labels show
     build_limits=BUILD_LIMITS,
     row_features=row_features,

@@ -7,10 +7,12 @@ The reader (sources/surge_release.py) takes the subset from the file name, so a 
 
 from typing import Any
 
+from pipeline.build.methods import build_refactored
+from pipeline.build.plan import plan_upstream
 from pipeline.records import LabelProtocol, Program, SourceItem
 from pipeline.scoring.metrics import exact_match, fixed
 from pipeline.scoring.surge_eval import exact_extracted
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec
 from pipeline.subsets.programs import code_lines, complete_program, refactored_language
 
 JUDGES = {"leetcode": "LeetCode", "ojcode": "OJCode"}  # the source's name -> the judge SURGE's repo names
@@ -42,7 +44,7 @@ SPEC = SubsetSpec(
     to_program=complete_program,
     metric=fixed("exact_match", exact_match),
     score_prediction=exact_extracted,
-    plan_items=later("pipeline.build.plan", "plan_upstream"),
-    build_batch=later("pipeline.build.refactor", "build_refactored"),
+    plan_items=plan_upstream,
+    build_batch=build_refactored,
     row_features=row_features,
 )

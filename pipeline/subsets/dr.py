@@ -7,17 +7,14 @@ phase's output followed by the run's output (two phases, composed after the run)
 text such as `Segmentation fault`. clang labels show line gutters (clang 19: the `surge-dr` profile).
 """
 
+from pipeline.build.dr import ONE_ROW_SHARE, ROWS_PER_PROGRAM, build_snippets
+from pipeline.build.plan import plan_snippets
 from pipeline.records import ExecutionSetting, LabelProtocol, Language, Program
 from pipeline.scoring.metrics import fixed, jaccard_words
 from pipeline.scoring.surge_eval import jaccard_extracted
-from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec, later
+from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
 from pipeline.subsets.programs import origin
 from sources.surge_release import ReleasedRecord
-
-# SURGE's release: 200 rows from 105 distinct programs, 1.9 a program: a kept snippet gives two rows, or
-# one for about one program in ten (the build draws which: pipeline/build/dr.py)
-ROWS_PER_PROGRAM = 2
-ONE_ROW_SHARE = 0.1
 
 
 def to_program(record: ReleasedRecord) -> ProgramPlan:
@@ -47,8 +44,8 @@ SPEC = SubsetSpec(
     metric=fixed("jaccard_words", jaccard_words),
     score_prediction=jaccard_extracted,
     language=Language.CPP,
-    plan_items=later("pipeline.build.plan", "plan_snippets"),
-    build_batch=later("pipeline.build.dr", "build_snippets"),
+    plan_items=plan_snippets,
+    build_batch=build_snippets,
     # the rows a snippet is expected to give (1.9): planning one snippet per row built a third too many
     rows_per_item=ROWS_PER_PROGRAM - ONE_ROW_SHARE * (ROWS_PER_PROGRAM - 1),
     build_profile="surge-dr",  # clang++ is clang 19: it prints the line gutters SURGE's labels show

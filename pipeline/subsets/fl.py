@@ -12,10 +12,12 @@ bundled Goedel-Prover problems); the dataset takes passing and failing proofs in
 import json
 from typing import Any
 
+from pipeline.build.methods import build_proofs
+from pipeline.build.plan import plan_upstream
 from pipeline.records import LabelProtocol, Language, Program
 from pipeline.scoring.metrics import fixed, fl_score
 from pipeline.scoring.surge_eval import proof_check_scored
-from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec, later
+from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec
 from pipeline.subsets.programs import origin
 from sources.surge_release import ReleasedRecord
 
@@ -66,6 +68,6 @@ SPEC = SubsetSpec(
     score_prediction=proof_check_scored,
     language=Language.LEAN4,
     extracts_answer=False,  # eval/main.py scores fl's raw reply: there is nothing to extract
-    plan_items=later("pipeline.build.plan", "plan_upstream"),
-    build_batch=later("pipeline.build.prove", "build_proofs"),
+    plan_items=plan_upstream,
+    build_batch=build_proofs,
 )

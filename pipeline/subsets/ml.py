@@ -7,10 +7,12 @@ class). One Java label was made under a zh_CN locale (a formatted date): a local
 
 from typing import Any
 
+from pipeline.build.methods import build_refactored
+from pipeline.build.plan import plan_upstream
 from pipeline.records import LabelProtocol, Program, SourceItem
 from pipeline.scoring.metrics import exact_match, fixed
 from pipeline.scoring.surge_eval import exact_extracted
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec
 from pipeline.subsets.programs import code_lines, complete_program, refactored_language
 
 
@@ -34,7 +36,7 @@ SPEC = SubsetSpec(
     to_program=complete_program,
     metric=fixed("exact_match", exact_match),
     score_prediction=exact_extracted,
-    plan_items=later("pipeline.build.plan", "plan_upstream"),
-    build_batch=later("pipeline.build.refactor", "build_refactored"),
+    plan_items=plan_upstream,
+    build_batch=build_refactored,
     row_features=row_features,
 )

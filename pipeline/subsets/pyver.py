@@ -18,14 +18,24 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
+from pipeline.build.differential import build_differential
+from pipeline.build.failures import Built
+from pipeline.build.plan import template_item
+from pipeline.build.records import BuildConfig, BuildItem
 from pipeline.records import LabelProtocol, Language, Program
 from pipeline.scoring.metrics import exact_match, fixed
 from pipeline.scoring.surge_eval import exact_extracted
 from pipeline.subsets.base import ConstructionMethod, ProgramPlan, SubsetSpec, per_index
 from pipeline.subsets.programs import origin
+from pipeline.templates import instance_rng
 from sources.surge_release import ReleasedRecord
+
+if (
+    TYPE_CHECKING
+):  # annotations only: Arrow (pipeline.store) loads when a build runs, not when the registry does
+    from pipeline.store import Store
 
 PROFILES = ("current", "surge-repro")  # bookworm (Python 3.11), bullseye (Python 3.9)
 NAMES = ("alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta")
@@ -96,21 +106,16 @@ def program(text: str, index: str = "") -> Program:
     return Program.single(Language.PYTHON, text, origin={"subset": "pyver", "index": index})
 
 
-def plan_item(config: Any, index: int) -> Any:
+def plan_item(config: BuildConfig, index: int) -> BuildItem:
     """Instance ``index``: template round robin, parameters from (seed, subset, index)."""
-    from pipeline.build.plan import template_item
-    from pipeline.templates import instance_rng
-
     name, render = TEMPLATES[index % len(TEMPLATES)]
     text = render(instance_rng(config.seed, config.subset, index))
     return template_item(config, index, name, program(text, str(index)), f"pipeline/subsets/pyver.py:{name}")
 
 
-def build_batch(store: Any, config: Any, items: list[Any]) -> tuple[list, list, list]:
+def build_batch(spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
     """(outcomes, candidate rows, failures of ours): every item under both profiles, in one Docker batch."""
-    from pipeline.build.differential import build_differential
-
-    return build_differential(store, config, items, PROFILES)
+    return build_differential(spec, store, config, items, PROFILES)
 
 
 def to_program(record: ReleasedRecord) -> ProgramPlan:

@@ -5,11 +5,13 @@ input file on stdin, the language from the files since upstream says "Python" fo
 and the run instruction inferred for PlotNeuralNet records, which have none).
 """
 
+from pipeline.build.methods import build_repositories
+from pipeline.build.plan import repository_items
 from pipeline.records import LabelProtocol
 from pipeline.scoring.metrics import repository_rule
 from pipeline.scoring.surge_eval import repository_scored
 from pipeline.subsets import repositories
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec
 
 SPEC = SubsetSpec(
     name="rl",
@@ -24,6 +26,6 @@ SPEC = SubsetSpec(
     to_program=repositories.to_program,
     metric=repository_rule,
     score_prediction=repository_scored,
-    plan_items=later("pipeline.build.plan", "repository_items"),
-    build_batch=later("pipeline.build.repository", "build_repositories"),
+    plan_items=repository_items,
+    build_batch=build_repositories,
 )

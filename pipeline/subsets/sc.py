@@ -6,11 +6,13 @@ run time SURGE recorded, a float of seconds. Labels differ from a fresh run most
 wrapping: compare with whitespace collapsed.
 """
 
+from pipeline.build.manual import build_scripts
+from pipeline.build.plan import plan_scripts
 from pipeline.records import LabelProtocol, Language
 from pipeline.scoring.metrics import script_rule
 from pipeline.scoring.surge_eval import script_scored
 from pipeline.subsets import scripts
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec
 
 SPEC = SubsetSpec(
     name="sc",
@@ -26,7 +28,7 @@ SPEC = SubsetSpec(
     metric=script_rule,
     score_prediction=script_scored,
     language=Language.PYTHON,
-    plan_items=later("pipeline.build.plan", "plan_scripts"),
-    build_batch=later("pipeline.build.manual", "build_scripts"),
+    plan_items=plan_scripts,
+    build_batch=build_scripts,
     template_folder="pipeline/templates/scripts/sc",
 )

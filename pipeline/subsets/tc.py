@@ -6,11 +6,13 @@ Same shape as sc (pipeline/subsets/scripts.py rebuilds the argv from the script'
 The `mc_*` scripts are unseeded Monte Carlo: their labels cannot be reproduced exactly.
 """
 
+from pipeline.build.manual import build_timed_scripts
+from pipeline.build.plan import plan_scripts
 from pipeline.records import LabelProtocol, Language
 from pipeline.scoring.metrics import script_rule
 from pipeline.scoring.surge_eval import script_scored
 from pipeline.subsets import scripts
-from pipeline.subsets.base import ConstructionMethod, SubsetSpec, later
+from pipeline.subsets.base import ConstructionMethod, SubsetSpec
 
 SPEC = SubsetSpec(
     name="tc",
@@ -26,8 +28,8 @@ SPEC = SubsetSpec(
     metric=script_rule,
     score_prediction=script_scored,
     language=Language.PYTHON,
-    plan_items=later("pipeline.build.plan", "plan_scripts"),
-    build_batch=later("pipeline.build.manual", "build_timed_scripts"),
+    plan_items=plan_scripts,
+    build_batch=build_timed_scripts,
     template_folder="pipeline/templates/scripts/tc",
     time_bins=True,
 )

@@ -11,27 +11,30 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from pipeline.subsets import scripts, subset_spec
 from pipeline.templates.base import Sampler, ScriptTemplate
 from sources.surge_release import ReleasedRecord
+
+if TYPE_CHECKING:  # the planner passes the spec's reader in: the specs import the build, which imports this
+    from pipeline.subsets.base import ProgramPlan
 
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d+\.(\d+)$")
 
 
-def released_templates(records: Iterable[ReleasedRecord]) -> list[ScriptTemplate]:
-    """One template per (subset, fid) among the records of script subsets (sc, tc: those whose spec reads
-    a record with pipeline/subsets/scripts.py); records that cannot be read are skipped here (the audit
-    reports them with their reason)."""
+def released_templates(
+    records: Iterable[ReleasedRecord], to_program: Callable[[ReleasedRecord], ProgramPlan]
+) -> list[ScriptTemplate]:
+    """One template per (subset, fid) among records of a script subset (sc, tc), each read by its spec's
+    ``to_program`` (pipeline/subsets/scripts.py: the script and the argv its parser takes); records that
+    cannot be read are skipped here (the audit reports them with their reason)."""
     scripts_by_fid: dict[tuple[str, str], str] = {}
     argvs: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
     for record in records:
-        if subset_spec(record.subset).to_program is not scripts.to_program:
-            continue
         try:
-            plan = scripts.to_program(record)
+            plan = to_program(record)
         except ValueError:
             continue
         program = plan.program

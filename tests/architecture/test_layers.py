@@ -33,10 +33,6 @@ CORE_MODULES = {
 
 # Imports that cross a line on purpose, each with its reason. Keep this list short; empty is the goal.
 ALLOWED: dict[tuple[str, str], str] = {
-    # The release's reader asks the subset specs, lazily when it reads, which subsets exist with which
-    # category number and language: the spec is the one owner of those facts (a second copy here was
-    # kept in step by a test), and the specs read released records, so they sit a layer above.
-    ("sources.surge_release", "pipeline.subsets"): "the subset specs own the release's category numbers",
     # The audit stage runs its requests through the execution flow, named for Prefect's UI, with the batch
     # orchestration the CLI layer still holds (pipeline/commands/common.py, execute_requests): a stage is
     # a library function that runs flows, and the batches move below the CLI with the other stages.

@@ -16,7 +16,13 @@ from tests.architecture.test_layers import PACKAGES, ROOT
 SUBSET_NAMES = frozenset({"ml", "cl", "rl", "sc", "tc", "bg", "dr", "fl", "pyver"})
 OWNERS = ("pipeline/subsets/",)  # the specs and the registry: the one place a subset is named
 # Modules allowed to name a subset, each with why. Keep it short; empty is the goal.
-ALLOWED: dict[str, str] = {}
+ALLOWED: dict[str, str] = {
+    # SURGE's repository numbers its eight files (ml.json is 1, ...) and leaves some languages implicit
+    # (dr is C++): upstream's layout, as the misspelt category key is. `surge pull` reads the release
+    # with it, below the subset registry; a new subset never edits it, and
+    # tests/sources/test_release_layout.py keeps it in step with the specs.
+    "sources/surge_release.py": "the upstream release's own numbering of its eight files",
+}
 
 
 def docstrings(tree: ast.AST) -> set[int]:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.subsets import REGISTRY, RELEASED, ProgramPlan
-from sources.surge_release import catalog, load_release
+from pipeline.subsets import REGISTRY, RELEASED, ProgramPlan, release_catalog
+from sources.surge_release import load_release
 
 # The paper's numbers (SURGE, Table 1): pinned here, owned by the specs.
 PAPER_CATEGORIES = {"ml": 1, "cl": 2, "rl": 3, "sc": 4, "tc": 5, "bg": 6, "dr": 7, "fl": 8}
@@ -15,7 +15,7 @@ PAPER_CATEGORIES = {"ml": 1, "cl": 2, "rl": 3, "sc": 4, "tc": 5, "bg": 6, "dr": 
 
 def test_registry_and_reader_name_the_same_subsets_and_numbers() -> None:
     assert {name: spec.category for name, spec in RELEASED.items()} == PAPER_CATEGORIES
-    assert {name: known.category for name, known in catalog().items()} == {
+    assert {name: known.category for name, known in release_catalog().items()} == {
         name: spec.category for name, spec in REGISTRY.items()
     }  # the reader asks the specs
     ours = {name: spec.category for name, spec in REGISTRY.items() if name not in RELEASED}

@@ -21,6 +21,7 @@ from pipeline.cli import main
 from pipeline.dataset import RunRef, read_rows
 from pipeline.store import Store
 from pipeline.subsets import REGISTRY
+from pipeline.subsets.base import SubsetSpec
 from pipeline.templates import library_snippets
 
 
@@ -59,14 +60,16 @@ def test_recorded_responses_are_said_once_and_more_items_planned_are_explained(
     assert re.search(r"\(planned 16 for 1 rows, in whole batches of 16 items", out)
 
 
-def _two_labels_a_snippet(store: Store, config: BuildConfig, items: list[BuildItem]) -> Built:
+def _two_labels_a_snippet(
+    spec: SubsetSpec, store: Store, config: BuildConfig, items: list[BuildItem]
+) -> Built:
     """dr's build step without a compiler: four labels a snippet, of which dr's own seeded draw keeps
     its rows (two, or one for about a tenth), so an item gives what a real snippet gives."""
     outcomes, rows = [], []
     for item in items:
         first_key = {f"label {key}": key for key in dr.KEYS[:4]}
         made = [
-            row(item, config.seed, item.program().files[0].content, label, {"key": key}, FAKE_RUN)
+            row(spec, item, config.seed, item.program().files[0].content, label, {"key": key}, FAKE_RUN)
             for label, key in dr.chosen_labels(first_key, config.seed, str(item.index))
         ]
         outcomes.append(_outcome(config, item, "kept", "", tuple(r.row_id for r in made), ()))

@@ -8,6 +8,7 @@ from pipeline.build import manual, steps
 from pipeline.build.records import BuildConfig, outcome_table
 from pipeline.dataset import read_rows
 from pipeline.store import Store
+from pipeline.subsets import subset_spec
 
 
 def _build(store: Store, config: BuildConfig, n: int, batches: range) -> list:
@@ -66,7 +67,7 @@ def test_a_failing_instance_is_kept_as_an_outcome_with_its_reason(tmp_path, requ
     item = read_batch(store, config.build_key, 0)[0]
     program = item.program().model_copy(update={"argv": ("--no-such-flag", "1")})
     broken = item.model_copy(update={"program_json": program.model_dump_json(exclude={"program_id"})})
-    outcomes, rows, ours = manual.build_scripts(store, config, [broken])
+    outcomes, rows, ours = manual.build_scripts(subset_spec("sc"), store, config, [broken])
     assert rows == [] and ours == []
     assert outcomes[0].status == "dropped" and outcomes[0].reason.startswith("runtime_error")
     assert "error: the following arguments are required" in outcomes[0].reason

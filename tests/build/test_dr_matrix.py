@@ -8,6 +8,7 @@ from pipeline.build import dr
 from pipeline.build.plan import snippet_item
 from pipeline.build.records import BuildConfig
 from pipeline.store import Store
+from pipeline.subsets import subset_spec
 from pipeline.templates import library_snippets
 from tests.build.test_snippets import CONTROLS
 from tests.conftest import require_tool
@@ -39,7 +40,7 @@ def test_matrix_keeps_a_differential_snippet_and_drops_a_constant_one(tmp_path, 
     monkeypatch.setenv("SURGE_COMPILE_CACHE", str(tmp_path / "cache"))
     config = BuildConfig(subset="dr", seed=0)
     items = [_item_for("cplusplus_macro", config), _item_for("plain_sum", config)]
-    outcomes, rows, ours = dr.build_snippets(Store(tmp_path / "store"), config, items)
+    outcomes, rows, ours = dr.build_snippets(subset_spec("dr"), Store(tmp_path / "store"), config, items)
     assert ours == []
     kept, dropped = outcomes
     assert (kept.status, dropped.status) == ("kept", "dropped")

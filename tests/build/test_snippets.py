@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from pipeline.build import dr
-from pipeline.build.plan import plan_items, snippet_templates
+from pipeline.build.plan import snippet_templates
 from pipeline.build.records import BuildConfig
 from pipeline.build.rows import upstream
+from pipeline.build.steps import plan_items
 from pipeline.subsets import subset_spec
 from pipeline.templates import instance_rng, library_snippets
 from pipeline.templates.snippet_files import parse_snippet, released_snippets
@@ -61,7 +62,7 @@ def test_surge_s_dr_programs_become_snippets_without_holes(samples) -> None:
 
 def test_templates_path_plans_surge_s_programs_round_robin(samples) -> None:
     config = BuildConfig(subset="dr", seed=3, templates=str(samples / "surge-released"))
-    assert len(snippet_templates(config)) == 3
+    assert len(snippet_templates(subset_spec("dr"), config)) == 3
     items = plan_items(config, 0, 6)
     assert [i.template for i in items[:3]] == [i.template for i in items[3:]]
     assert {i.template_origin for i in items} == {"surge-release"}
@@ -102,7 +103,7 @@ def test_controls_are_test_data_not_library_programs() -> None:
 
 def test_a_row_names_its_snippet_file_under_the_spec_s_folder_or_the_released_program(samples) -> None:
     library = plan_items(BuildConfig(subset="dr", seed=3), 0, 1)[0]
-    path = upstream(library, 3).path
+    path = upstream(subset_spec("dr"), library, 3).path
     assert path == f"{subset_spec('dr').template_folder}/{library.template}" and (ROOT / path).is_file()
     released = plan_items(BuildConfig(subset="dr", seed=3, templates=str(samples / "surge-released")), 0, 1)
-    assert upstream(released[0], 3).path == f"dr.json:{released[0].template}"
+    assert upstream(subset_spec("dr"), released[0], 3).path == f"dr.json:{released[0].template}"

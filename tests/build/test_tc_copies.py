@@ -7,9 +7,10 @@ from pathlib import Path
 
 from pipeline.build import manual, steps
 from pipeline.build.plan import read_batch, script_item
-from pipeline.build.records import BuildConfig
+from pipeline.build.records import TIMING_RULE, BuildConfig
 from pipeline.records import PhaseResult, RunResult, Verdict
 from pipeline.store import Store
+from pipeline.subsets import subset_spec
 from pipeline.templates import library_scripts
 from tests.factories import make_result
 
@@ -28,7 +29,7 @@ def test_a_copy_that_timed_out_after_printing_the_same_output_drops_the_item(tmp
         }
     )
     assert finished.label == hung.label
-    outcome, rows = manual.judge(config, item, [finished, hung], timed=True)
+    outcome, rows = manual.judge(subset_spec("tc"), config, item, [finished, hung], timed=True)
     assert rows == [] and outcome.status == "dropped" and outcome.reason.startswith("non-deterministic")
 
 
@@ -73,9 +74,9 @@ def test_a_third_copy_runs_only_for_the_items_whose_two_copies_disagree_on_cpu_t
 
 
 def test_the_timing_rule_is_part_of_a_timed_build_key_only() -> None:
-    assert BuildConfig(subset="tc", seed=2, repeats=3)._timing_rule() == (manual.TIMING_RULE,)
+    assert BuildConfig(subset="tc", seed=2, repeats=3, timed=True)._timing_rule() == (TIMING_RULE,)
     # two copies at most leave nothing to decide; sc's runs are not timing copies
-    assert BuildConfig(subset="tc", seed=2, repeats=2)._timing_rule() == ()
+    assert BuildConfig(subset="tc", seed=2, repeats=2, timed=True)._timing_rule() == ()
     assert BuildConfig(subset="sc", seed=2)._timing_rule() == ()
 
 

@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from pipeline.build.plan import plan_items
 from pipeline.build.records import BuildConfig
+from pipeline.build.steps import plan_items
 from pipeline.scoring.metrics import script_metric
+from pipeline.subsets import subset_spec
 from pipeline.templates import instance_rng, script_libraries
 from pipeline.templates.released import released_templates
 from sources.surge_release import load_release
@@ -51,7 +52,7 @@ def test_every_script_runs_on_sampled_arguments(template, tmp_path) -> None:
 
 def test_released_scripts_become_templates_by_fid(samples) -> None:
     records, _ = load_release(samples / "surge-released", {"sc", "tc"})
-    templates = {t.fid: t for t in released_templates(records)}
+    templates = {t.fid: t for t in released_templates(records, subset_spec("sc").to_program)}
     assert {"heat_eq_x.py", "tsp.py"} <= set(templates)
     heat = templates["heat_eq_x.py"]
     argv = heat.sampler(instance_rng(0, "sc", 0))

@@ -13,9 +13,9 @@ from pipeline.audit.convert import convert
 from pipeline.audit.rows import AuditRow, Conversion
 from pipeline.audit.verdicts import audit_row
 from pipeline.records import Limits, RunRequest
-from pipeline.subsets import ProgramPlan
+from pipeline.subsets import ProgramPlan, load_release
 from sandboxes.profiles import get_profile
-from sources.surge_release import ReleasedRecord, load_release
+from sources.surge_release import ReleasedRecord
 from tests.examples.cruxeval_files import PACKAGE
 
 BUNDLED_X = PACKAGE / "src" / "surge_cruxeval" / "data" / "cruxeval-x"

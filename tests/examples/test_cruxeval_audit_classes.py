@@ -15,7 +15,7 @@ from pipeline.audit.verdicts import audit_row
 from pipeline.cli import main
 from pipeline.records import EnvironmentProfile, RunRequest
 from pipeline.store import Store
-from sources.surge_release import load_release
+from pipeline.subsets import load_release
 from tests.audit.fakes import result_for
 from tests.examples.cruxeval_files import write_lines
 

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
+from pipeline.scoring.by_subset import score_prediction
 from pipeline.scoring.predict import messages_of
-from pipeline.scoring.surge_eval import score_prediction
-from pipeline.subsets import SubsetSpec
-from sources.surge_release import load_release
+from pipeline.subsets import SubsetSpec, load_release
 from tests.examples.cruxeval_files import ALTERED_LINE, BUNDLED, altered, bundled_lines, write_lines
 
 pytestmark = pytest.mark.usefixtures("cruxeval")

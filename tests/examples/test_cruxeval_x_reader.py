@@ -13,9 +13,8 @@ import pytest
 
 from pipeline.audit.convert import convert
 from pipeline.audit.rows import AuditClass, Conversion, Unrunnable
-from pipeline.subsets import ProgramPlan
+from pipeline.subsets import ProgramPlan, load_release
 from pipeline.subsets.corrections import Erratum
-from sources.surge_release import load_release
 from tests.examples.cruxeval_x_files import (
     BUNDLED_X,
     MISSING,

@@ -20,7 +20,7 @@ import pytest
 
 from pipeline.cli import build_parser, main
 from pipeline.errors import ConfigurationError
-from pipeline.scoring.surge_eval import score_prediction
+from pipeline.scoring.by_subset import score_prediction
 from pipeline.subsets import REGISTRY, SubsetSpec, register_subset, subset_spec, unregister_subset
 
 TOY = "toylines"
@@ -62,7 +62,7 @@ def plan_item(config: Any, index: int) -> Any:
     return template_item(config, index, "words", program, "toylines.py:words")
 
 
-def build_batch(store: Any, config: Any, items: list[Any]) -> tuple[list, list, list]:
+def build_batch(spec: Any, store: Any, config: Any, items: list[Any]) -> tuple[list, list, list]:
     from pipeline.build import failures
     from pipeline.build.execute import execute
     from pipeline.build.records import BuildOutcome
@@ -77,7 +77,7 @@ def build_batch(store: Any, config: Any, items: list[Any]) -> tuple[list, list, 
     def judge(item: Any, runs: list[Any]) -> tuple[Any, list[Any]]:
         run = runs[0]
         ok = run.verdict is Verdict.OK and run.distinct_outputs == 1
-        made = [row(item, config.seed, item.program().files[0].content, run.label.rstrip("\\n"),
+        made = [row(spec, item, config.seed, item.program().files[0].content, run.label.rstrip("\\n"),
                     {"template": item.template, "environment": "Python 3"}, run_ref(run))] if ok else []
         outcome = BuildOutcome(
             build_key=config.build_key, subset=item.subset, item_id=item.item_id, index=item.index,

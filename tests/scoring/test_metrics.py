@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pipeline.scoring import metrics
+from pipeline.scoring import by_subset, metrics
 from sources.surge_release import ReleasedRecord
 
 
@@ -96,7 +96,7 @@ def _record(subset: str, **features: object) -> ReleasedRecord:
     ],
 )
 def test_metric_is_chosen_like_surge(record: ReleasedRecord, name: str) -> None:
-    assert metrics.metric_for(record)[0] == name
+    assert by_subset.metric_for(record)[0] == name
 
 
 def test_monte_carlo_compares_the_number_after_the_colon() -> None:

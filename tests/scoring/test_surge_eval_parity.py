@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from pipeline.cli import main
-from pipeline.scoring.surge_eval import extract_output, extract_sudoku, score_prediction
+from pipeline.scoring.by_subset import score_prediction
+from pipeline.scoring.surge_eval import extract_output, extract_sudoku
 from sources import SAMPLES
 
 SUDOKU = "https://github.com/psychopurp/sudoku-player"
