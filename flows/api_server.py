@@ -22,7 +22,8 @@ import fcntl
 import os
 from pathlib import Path
 
-from flows.runtime import collector_paused, configure_prefect
+from flows.collector import collector_paused
+from flows.runtime import configure_prefect
 
 MIGRATION_LOCK = ".migration.lock"
 

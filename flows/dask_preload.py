@@ -14,7 +14,8 @@ engine configures it, then imported once, without the cyclic collector.
 
 from __future__ import annotations
 
-from flows.runtime import collector_paused, configure_prefect
+from flows.collector import collector_paused
+from flows.runtime import configure_prefect
 
 
 def dask_setup(service: object) -> None:

@@ -35,10 +35,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from flows.collector import collector_paused
 from flows.runtime import (
     LocalApi,
     check_api,
-    collector_paused,
     make_home,
     quiet_engine_logs,
     quiet_senders,

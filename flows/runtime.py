@@ -11,7 +11,6 @@ it. With a Dask scheduler address the batches run on that cluster instead (prefe
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import signal
@@ -29,11 +28,6 @@ from typing import Any
 
 from flows.settings import PrefectSettings, choose_settings
 
-# Whether an import-heavy start-up freezes what it built (``collector_paused``): yes in a process of
-# surge's own (the executable, the API server, a Dask worker); a library call, in its caller's process,
-# leaves the caller's collector alone (``imports_left_unfrozen``). A context variable, so a call in one
-# thread decides for itself only.
-_freeze_after_imports: ContextVar[bool] = ContextVar("surge_freeze_after_imports", default=True)
 # Prefect logs each failed task and flow with its traceback; the states in its database keep them.
 ENGINE_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
 # Prefect's background senders note on stderr that they are still sending ("EventsWorker - Still processing
@@ -82,35 +76,6 @@ def make_home(home: Path) -> None:
             f"cannot create Prefect's state folder {home}: {error.strerror}",
             hint="set PREFECT_HOME (or XDG_STATE_HOME) to a writable folder",
         ) from None
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Import-heavy start-ups (Prefect's client and server) without Python's cyclic collector, then
-    freeze what they built: it lives as long as the process, and no later collection re-scans it.
-
-    Prefect's imports allocate millions of objects, each few hundred of which started a collection that
-    walked them again: 1.7 of the server's 7 CPU-s and 0.4 of the client's 2.5 (``gc.callbacks``)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if _freeze_after_imports.get():
-            gc.freeze()
-        if was_enabled:
-            gc.enable()
-
-
-@contextmanager
-def imports_left_unfrozen() -> Iterator[None]:
-    """Inside, in this context only: Prefect's start-up freezes none of the process's objects (a
-    library call's caller keeps its collector as it was)."""
-    token = _freeze_after_imports.set(False)
-    try:
-        yield
-    finally:
-        _freeze_after_imports.reset(token)
 
 
 def default_workers() -> int:

@@ -27,6 +27,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from flows.collector import collector_paused
+
 # Where Prefect keeps its state (its SQLite database, the local API's logs) unless PREFECT_HOME says:
 # one folder per user, never the working folder (docs/api.md, "Prefect's settings").
 STATE_SUBDIR = Path("surge") / "prefect"
@@ -181,8 +183,6 @@ def settings_in_force(updates: Mapping[str, str | None]) -> Iterator[None]:
     """Prefect's settings context for the block: the settings in force with these updates (by variable
     name), seen by this thread and by whatever copies its context; left as it was after."""
     if "prefect.settings" not in sys.modules:
-        from flows.runtime import collector_paused
-
         with collector_paused():  # most of Prefect's import cost is here (~0.8 CPU-s)
             import prefect.settings
     import prefect.settings

@@ -132,7 +132,7 @@ def _call(command: str, options: Options, summary_type: type[S]) -> S:
 def library_call() -> Iterator[None]:
     """A call in the caller's process: Prefect's start-up there freezes none of the caller's objects
     (``gc.freeze()``), in this call's context only (a call in another thread decides for itself)."""
-    from flows.runtime import imports_left_unfrozen
+    from flows.collector import imports_left_unfrozen
 
     with imports_left_unfrozen():
         yield

@@ -38,6 +38,16 @@ from pipeline.records import (
 from sandboxes.languages import parse_language, program_setting_refusal
 
 RAW_EXCERPT_CHARS = 2000
+
+
+def method_setting_for(program: Program, setting: ExecutionSetting | None) -> ExecutionSetting:
+    """A construction method's setting where `program` can take it (OJCode's g++ -std=c++14 is its C++
+    programs'), else the language's usual build: never a compiler that is not the program's own."""
+    if setting is None or program_setting_refusal(program, setting):
+        return ExecutionSetting()
+    return setting
+
+
 SHOWN_SETTING_CHARS = 120
 
 

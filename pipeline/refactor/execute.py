@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pipeline.programs import method_setting_for
 from pipeline.records import (
     EnvironmentProfile,
     ExecutionSetting,
@@ -12,7 +13,6 @@ from pipeline.records import (
     RunResult,
 )
 from sandboxes.backends.base import Backend
-from sandboxes.languages import method_setting_for
 from sandboxes.profiles import get_profile
 
 # A candidate that needs more than this is not the small program a benchmark item should be.

@@ -18,9 +18,10 @@ takes them, sandboxes/languages/base.py ``LanguageSpec.checker``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pipeline.records import RunRequest, RunResult
+if TYPE_CHECKING:  # annotations only: the language specs, which records read, name this protocol
+    from pipeline.records import RunRequest, RunResult
 
 
 @runtime_checkable

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pipeline.plugins import Registry
+from pipeline.vocabulary import DEFAULT_BACKEND  # the local sandbox: bubblewrap
 
 if TYPE_CHECKING:
     from pipeline.records import EnvironmentProfile, RunRequest
@@ -68,7 +69,6 @@ REGISTRY: Registry[str, BackendSpec | str] = Registry(
         "docker": "sandboxes.backends.docker:SPEC",
     },
 )
-DEFAULT_BACKEND = "bwrap"  # the local sandbox: this machine's toolchains under bubblewrap
 OLD_NAMES = {"auto": DEFAULT_BACKEND}  # audit's old spelling of the default
 
 

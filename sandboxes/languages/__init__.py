@@ -9,10 +9,11 @@ registered later (a test's throwaway one) is seen everywhere.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from pipeline.errors import ConfigurationError
 from pipeline.plugins import Registry
-from pipeline.records import ExecutionSetting, Language, Program
+from pipeline.vocabulary import Language
 from sandboxes.languages import (
     bash,
     c,
@@ -37,6 +38,9 @@ from sandboxes.languages import (
     typescript,
 )
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, tool_family
+
+if TYPE_CHECKING:  # the record types are annotations here: records read this registry
+    from pipeline.records import ExecutionSetting, Program
 
 REGISTRY: dict[Language, LanguageSpec] = {
     spec.language: spec
@@ -78,7 +82,6 @@ __all__ = [
     "language_aliases",
     "parse_language",
     "program_setting_refusal",
-    "method_setting_for",
     "registered",
     "setting_refusal",
     "setup_packages",
@@ -111,17 +114,9 @@ def setting_refusal(language: Language | str, setting: ExecutionSetting) -> str 
 def program_setting_refusal(program: Program, setting: ExecutionSetting) -> str | None:
     """Why `setting` cannot apply to `program`, or None: its language's toolchain cannot take it, or the
     program builds itself with its run_instruction, which no setting reaches."""
-    if program.run_instruction and setting != ExecutionSetting():
+    if program.run_instruction and setting != type(setting)():  # any setting but the default
         return "the program is built by its own run_instruction, which no setting reaches"
     return setting_refusal(program.language, setting)
-
-
-def method_setting_for(program: Program, setting: ExecutionSetting | None) -> ExecutionSetting:
-    """A construction method's setting where `program` can take it (OJCode's g++ -std=c++14 is its C++
-    programs'), else the language's usual build: never a compiler that is not the program's own."""
-    if setting is None or program_setting_refusal(program, setting):
-        return ExecutionSetting()
-    return setting
 
 
 def language_aliases() -> dict[str, Language]:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+from pipeline.vocabulary import Language
 from sandboxes.backends.base import Backend
+
+if TYPE_CHECKING:  # the record types are annotations here: records read this registry
+    from pipeline.records import EnvironmentProfile, ExecutionSetting, Program
 
 WORKDIR = "/app"
 

@@ -1,4 +1,6 @@
-from pipeline.records import Language
+from __future__ import annotations
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import LanguageSpec
 
 # Shell programs (CRUXEval-X's `sh`, MultiPL-E's and McEval's "Shell") are bash scripts: they use

@@ -1,4 +1,6 @@
-from pipeline.records import Language
+from __future__ import annotations
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import AcceptedSettings, NativeSpec
 
 # The -std values gcc 12, clang 14 and clang 19 all take (c23 only from gcc 14 and clang 18).

@@ -1,4 +1,6 @@
-from pipeline.records import Language
+from __future__ import annotations
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import AcceptedSettings, NativeSpec
 
 # The -std values g++ 12, clang++ 14 and clang++ 19 all take (SURGE's dr keys name C++03 to C++17;

@@ -1,7 +1,13 @@
-from dataclasses import dataclass
+from __future__ import annotations
 
-from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec
+
+if TYPE_CHECKING:  # the record types are annotations here: records read this registry
+    from pipeline.records import EnvironmentProfile, ExecutionSetting, Program
 
 
 @dataclass(frozen=True)

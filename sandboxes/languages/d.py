@@ -1,8 +1,14 @@
+from __future__ import annotations
+
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, NativeSpec, tool_family
+
+if TYPE_CHECKING:  # the record types are annotations here: records read this registry
+    from pipeline.records import EnvironmentProfile, ExecutionSetting, Program
 
 
 @dataclass(frozen=True)

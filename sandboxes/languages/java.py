@@ -1,8 +1,14 @@
+from __future__ import annotations
+
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, WarmCompiler
+
+if TYPE_CHECKING:  # the record types are annotations here: records read this registry
+    from pipeline.records import EnvironmentProfile, ExecutionSetting, Program
 
 # The one rule for naming a Java file (placement, refactor, released records): javac insists a file is named
 # after its top-level public class. Top-level only: a `public static class Node` nested before it must not

@@ -1,4 +1,6 @@
-from pipeline.records import Language
+from __future__ import annotations
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import LanguageSpec
 
 # lua5.4 by name, not Debian's `lua` alternative, which points at whichever Lua was installed last.

@@ -1,4 +1,6 @@
-from pipeline.records import Language
+from __future__ import annotations
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import LanguageSpec
 
 # Test::Deep (libtest-deep-perl) is the module CRUXEval-X's Perl programs compare results with.

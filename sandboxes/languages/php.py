@@ -1,4 +1,6 @@
-from pipeline.records import Language
+from __future__ import annotations
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import LanguageSpec
 
 # php-cli is Debian's unversioned name for the current PHP's command line (8.2 in bookworm).

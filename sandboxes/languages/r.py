@@ -1,4 +1,6 @@
-from pipeline.records import Language
+from __future__ import annotations
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import LanguageSpec
 
 # Rscript runs a file as R's own interpreter would, with the default packages (stats, utils, methods)

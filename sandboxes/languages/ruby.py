@@ -1,4 +1,6 @@
-from pipeline.records import Language
+from __future__ import annotations
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import LanguageSpec
 
 # test/unit, which CRUXEval-X's Ruby programs require, is a gem bookworm's libruby3.1 bundles (test-unit

@@ -1,6 +1,8 @@
+from __future__ import annotations
+
 from dataclasses import dataclass
 
-from pipeline.records import Language
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import AcceptedSettings, NativeSpec
 
 

@@ -1,8 +1,14 @@
+from __future__ import annotations
+
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, WarmCompiler
+
+if TYPE_CHECKING:  # the record types are annotations here: records read this registry
+    from pipeline.records import EnvironmentProfile, ExecutionSetting, Program
 
 OBJECT = re.compile(r"\bobject\s+(\w+)")
 MAIN_METHOD = re.compile(r"\bdef\s+main\s*\(")

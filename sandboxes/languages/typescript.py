@@ -1,7 +1,13 @@
-from dataclasses import dataclass
+from __future__ import annotations
 
-from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pipeline.vocabulary import Language
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, WarmCompiler
+
+if TYPE_CHECKING:  # the record types are annotations here: records read this registry
+    from pipeline.records import EnvironmentProfile, ExecutionSetting, Program
 
 # The --target values tsc 4.8 (Debian 12) takes; a setting's "standard" is the target.
 TS_TARGETS = ("es3", "es5", "es6", *(f"es{year}" for year in range(2015, 2023)), "esnext")

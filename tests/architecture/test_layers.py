@@ -18,6 +18,7 @@ PACKAGES = ("pipeline", "sandboxes", "sources", "flows")
 CORE, ADAPTERS, STAGES, FLOWS, CLI = 1, 2, 3, 4, 5
 CORE_MODULES = {
     "pipeline.records",
+    "pipeline.vocabulary",
     "pipeline.schema",
     "pipeline.store",
     "pipeline.parts",

@@ -16,6 +16,9 @@ from sandboxes.backends.registry import specs
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("pipeline", "sandboxes", "sources", "flows")
 OWNERS = ROOT / "sandboxes" / "backends"
+# The default backend's name is a word records and the registry share (a run request's default): said
+# once, below both, so that records need not import the registry.
+VOCABULARY = ROOT / "pipeline" / "vocabulary.py"
 
 
 def backend_names() -> set[str]:
@@ -37,7 +40,7 @@ def test_no_module_outside_the_backends_names_a_backend() -> None:
         f"{path.relative_to(ROOT)}:{line}: {name!r}"
         for package in PACKAGES
         for path in sorted((ROOT / package).rglob("*.py"))
-        if not path.is_relative_to(OWNERS)
+        if not path.is_relative_to(OWNERS) and path != VOCABULARY
         for line, name in quoted_names(path.read_text(encoding="utf-8"), names)
     ]
     assert found == []

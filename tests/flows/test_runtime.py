@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.runtime import LocalApi, collector_paused, make_home
+from flows.collector import collector_paused
+from flows.runtime import LocalApi, make_home
 from flows.settings import choose_settings
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.programs import method_setting_for
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
-from sandboxes.languages import REGISTRY, LanguageSpec, method_setting_for, setting_refusal
+from sandboxes.languages import REGISTRY, LanguageSpec, setting_refusal
 
 PROFILE = EnvironmentProfile(name="probe")
 LEVELS = ("O0", "O1", "O2", "O3", "Os")
