@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.commands.common import (
     DEFAULT_REVIEW_DB,
@@ -13,23 +14,32 @@ from pipeline.commands.common import (
     options_from,
     port_number,
 )
-from pipeline.stages.observe import StageEvent
+from pipeline.stages.observe import Observer, StageEvent
 from pipeline.stages.options import DEFAULT_REVIEW_PORT, ReviewOptions
-from pipeline.stages.review import (
-    Decision,
-    EntryShown,
-    LedgerChecked,
-    LedgerWritten,
-    QueueListing,
-    ReviewResult,
-    review,
-)
+
+if TYPE_CHECKING:  # the queue's module (sqlite) loads when a review runs, not when the parser is built
+    from pipeline.stages.review import (
+        Decision,
+        EntryShown,
+        LedgerChecked,
+        QueueListing,
+        ReviewResult,
+    )
 
 HELP = (
     "review refactored programs: list, show, approve, reject, edit ($EDITOR), serve a page, export a ledger"
 )
 EXAMPLE = "surge review list --state pending --db .surge/store/review.db"
-STAGE = review  # the stage this command calls
+
+
+def run_review(options: ReviewOptions, *, observer: Observer | None = None) -> ReviewResult:
+    """The review stage, imported as a review runs."""
+    from pipeline.stages.review import review
+
+    return review(options, observer=observer)
+
+
+STAGE = run_review  # the stage this command calls
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,6 +115,8 @@ def observer() -> ServeObserver:
 
 
 def render(result: ReviewResult, options: ReviewOptions) -> str:
+    from pipeline.stages.review import Decision, EntryShown, LedgerChecked, LedgerWritten, QueueListing
+
     if isinstance(result, QueueListing):
         return render_listing(result)
     if isinstance(result, EntryShown):
