@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pipeline.batches import LARGEST_BATCH, SMALLEST_BATCH
 from pipeline.records import Limits, PhaseLimits, RunRequest
 from pipeline.stages.limits import (
-    DEFAULT_REVIEW_DB,
     DEFAULT_STORE,
     MAX_BATCH_SIZE,
     MAX_COUNT,
@@ -32,8 +31,6 @@ if TYPE_CHECKING:
     from pipeline.store import Store
 
 OptionsT = TypeVar("OptionsT", bound=Options)
-
-__all__ = ["DEFAULT_REVIEW_DB", "DEFAULT_STORE", "MAX_COUNT", "MAX_REPEATS", "MAX_TIME_MARGIN"]
 
 # The documented range of every numeric flag is the stage's (pipeline/stages/limits.py): a number outside
 # is refused while the flags are parsed (exit 2, one line naming the flag and the range).

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from pipeline.commands.common import (
-    DEFAULT_REVIEW_DB,
     add_backend_argument,
     add_endpoint_arguments,
     add_workers_argument,
@@ -14,7 +13,7 @@ from pipeline.commands.common import (
     bounded_int,
     positive_int,
 )
-from pipeline.stages.limits import MAX_ROUNDS
+from pipeline.stages.limits import DEFAULT_REVIEW_DB, MAX_ROUNDS
 from pipeline.stages.options import RefactorOptions
 from pipeline.stages.refactor import RefactorSummary, refactor
 

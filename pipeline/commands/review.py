@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.commands.common import (
-    DEFAULT_REVIEW_DB,
     access_token,
     add_backend_argument,
     options_from,
     port_number,
 )
+from pipeline.stages.limits import DEFAULT_REVIEW_DB
 from pipeline.stages.observe import Observer, StageEvent
 from pipeline.stages.options import DEFAULT_REVIEW_PORT, ReviewOptions
 

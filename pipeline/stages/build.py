@@ -140,7 +140,8 @@ def build(options: BuildOptions, *, observer: Observer | None = None) -> BuildSu
                 continue
             tell(observer, "build", "subset", name)
             config = config_of(options, name, profile, backend, mix, settings, budget, llm_run)
-            built[name] = build_one(config, options, REGISTRY[name])
+            built[name] = found = build_one(config, options, REGISTRY[name])
+            tell(observer, "build", "built", f"{name}: {found.rows} of {found.n} rows")
     return summary_of(options, built, cannot, settings, budget)
 
 
