@@ -113,3 +113,8 @@ def test_a_result_is_the_data_of_the_json_and_nothing_else(store: Path) -> None:
     data = json.loads(summary.model_dump_json())
     assert not [key for key in data if key.startswith("_")] and data["exit_code"] == 0
     assert StatsSummary.model_validate(data) == summary
+
+
+def test_the_audit_is_reached_from_the_library_and_refuses_a_missing_dataset(tmp_path: Path) -> None:
+    with pytest.raises(surge.SurgeError, match="no-such-dataset"):
+        surge.audit(dataset=tmp_path / "no-such-dataset", store=tmp_path / "store", limit=1)
