@@ -68,6 +68,8 @@ lint: setup
 	$(PY) -m ruff check pipeline sandboxes sources flows tests bench
 	$(PY) -m ruff format --check pipeline sandboxes sources flows tests bench
 	$(PY) -m mypy pipeline sandboxes sources flows
+	@# the library's surface is strict: what a notebook calls and what it gets back
+	$(PY) -m mypy --strict --follow-imports=silent pipeline/api.py pipeline/stages
 
 images: setup
 	bash dockerfiles/build.sh

@@ -1,54 +1,84 @@
-"""The Python API: each command as a function taking typed options and returning a typed summary.
+"""The Python API: every stage as a function taking typed options and returning a typed result.
 
     from surge import run, stats
     ran = run(programs="examples/programs.jsonl", store="out/store")
     ran.verdicts, ran.written, stats(store="out/store").by_language
 
-A function takes an options model (``pipeline/commands/options.py``) or its fields as keywords, and
-returns the summary model holding what the command's ``--json`` prints (``.text``: what it prints
-without). The CLI is a layer over the same ``perform``: parse the flags, make the options, print.
+A function takes an options model (``pipeline/stages/options.py``) or its fields as keywords, and returns
+the stage's result model: the data the command's ``--json`` prints. The stages live in
+``pipeline/stages/``; the CLI (``pipeline/cli.py``, ``pipeline/commands/``) is a layer over the same
+functions that parses flags into options and renders the results, and nothing here imports it.
 
 Importing changes nothing in the caller's process, and neither does a call: its Prefect settings are
 Prefect's own settings context for the call's duration, never ``os.environ`` (docs/api.md says which). The
 library raises the exceptions of ``pipeline.errors`` (each with a ``hint``); a failure of ours during
-the work (a batch, the sandbox) is in the summary's ``failures``, as the CLI prints it.
+the work (a batch, the sandbox) is in the result's ``failures``, as the CLI prints it.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from pipeline.commands.options import (
-    AuditOptions,
-    AuditSummary,
-    BuildOptions,
-    BuildSummary,
-    ExportOptions,
-    ExportSummary,
-    Options,
-    RunOptions,
-    RunSummary,
-    ScoreOptions,
-    ScoreSummary,
-    StatsOptions,
-    StatsSummary,
-    Summary,
-)
+from pydantic import BaseModel
 
-FAILED_EXIT_CODE = 1
-# command -> its options; the command's module does the work (``execute``) and renders the text.
-OPTIONS: dict[str, type[Options]] = {
+from pipeline.audit.summary import AuditOptions, AuditSummary
+from pipeline.stages import build as build_stage
+from pipeline.stages import export as export_stage
+from pipeline.stages import predict as predict_stage
+from pipeline.stages import pull as pull_stage
+from pipeline.stages import refactor as refactor_stage
+from pipeline.stages import review as review_stage
+from pipeline.stages import run as run_stage
+from pipeline.stages import score as score_stage
+from pipeline.stages import show as show_stage
+from pipeline.stages import stats as stats_stage
+from pipeline.stages.audit import audit as audit_stage
+from pipeline.stages.build import BuildSummary
+from pipeline.stages.export import ExportSummary
+from pipeline.stages.observe import Observer, StageEvent
+from pipeline.stages.options import (
+    BuildOptions,
+    ExportOptions,
+    PredictOptions,
+    PullOptions,
+    RefactorOptions,
+    ReviewOptions,
+    RunOptions,
+    ScoreOptions,
+    ShowOptions,
+    StatsOptions,
+)
+from pipeline.stages.predict import PredictSummary
+from pipeline.stages.pull import PullSummary
+from pipeline.stages.refactor import RefactorSummary
+from pipeline.stages.results import Failure, StageResult
+from pipeline.stages.review import ReviewResult
+from pipeline.stages.run import RunSummary
+from pipeline.stages.score import ScoreSummary
+from pipeline.stages.show import ShowResult
+from pipeline.stages.stats import StatsSummary
+
+# The audit's options and summary are its own frozen models (pipeline/audit/summary.py), not yet these
+# bases: the API's plumbing asks only for pydantic models.
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+ResultT = TypeVar("ResultT", bound=BaseModel)
+
+# stage -> its options: what a notebook, a test or the CLI can ask of each stage
+OPTIONS: dict[str, type[BaseModel]] = {
     "run": RunOptions,
     "build": BuildOptions,
     "audit": AuditOptions,
     "export": ExportOptions,
     "score": ScoreOptions,
     "stats": StatsOptions,
+    "show": ShowOptions,
+    "predict": PredictOptions,
+    "pull": PullOptions,
+    "refactor": RefactorOptions,
+    "review": ReviewOptions,
 }
-S = TypeVar("S", bound=Summary)
 
 __all__ = [
     "AuditOptions",
@@ -57,75 +87,120 @@ __all__ = [
     "BuildSummary",
     "ExportOptions",
     "ExportSummary",
+    "Failure",
+    "Observer",
+    "PredictOptions",
+    "PredictSummary",
+    "PullOptions",
+    "PullSummary",
+    "RefactorOptions",
+    "RefactorSummary",
+    "ReviewOptions",
+    "ReviewResult",
     "RunOptions",
     "RunSummary",
     "ScoreOptions",
     "ScoreSummary",
+    "ShowOptions",
+    "ShowResult",
+    "StageEvent",
+    "StageResult",
     "StatsOptions",
     "StatsSummary",
     "audit",
     "build",
     "export",
+    "predict",
+    "pull",
+    "refactor",
+    "review",
     "run",
     "score",
+    "show",
     "stats",
 ]
 
 
-def run(options: RunOptions | None = None, /, **fields: Any) -> RunSummary:
+def run(
+    options: RunOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> RunSummary:
     """Execute programs (a JSONL file) in sandboxes; one row per run in the store (`surge run`)."""
-    return _call("run", options or RunOptions(**fields), RunSummary)
+    return _call(run_stage.run, options or RunOptions(**fields), observer)
 
 
-def build(options: BuildOptions | None = None, /, **fields: Any) -> BuildSummary:
+def build(
+    options: BuildOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> BuildSummary:
     """Regenerate subsets with the paper's construction methods into the dataset table (`surge build`)."""
-    return _call("build", options or BuildOptions(**fields), BuildSummary)
+    return _call(build_stage.build, options or BuildOptions(**fields), observer)
 
 
-def audit(options: AuditOptions | None = None, /, **fields: Any) -> AuditSummary:
+def audit(
+    options: AuditOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> AuditSummary:
     """Re-execute a released dataset and classify every label (`surge audit`)."""
-    return _call("audit", options or AuditOptions(**fields), AuditSummary)
+    return _call(audit_stage, options or AuditOptions(**fields), observer)
 
 
-def export(options: ExportOptions | None = None, /, **fields: Any) -> ExportSummary:
+def export(
+    options: ExportOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> ExportSummary:
     """Write the dataset table as SURGE files or a Hugging Face dataset (`surge export`)."""
-    return _call("export", options or ExportOptions(**fields), ExportSummary)
+    return _call(export_stage.export, options or ExportOptions(**fields), observer)
 
 
-def score(options: ScoreOptions | None = None, /, **fields: Any) -> ScoreSummary:
+def score(
+    options: ScoreOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> ScoreSummary:
     """Score predictions with each subset's metric (`surge score`)."""
-    return _call("score", options or ScoreOptions(**fields), ScoreSummary)
+    return _call(score_stage.score, options or ScoreOptions(**fields), observer)
 
 
-def stats(options: StatsOptions | None = None, /, **fields: Any) -> StatsSummary:
+def stats(
+    options: StatsOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> StatsSummary:
     """Summarise every table of the store (`surge stats`)."""
-    return _call("stats", options or StatsOptions(**fields), StatsSummary)
+    return _call(stats_stage.stats, options or StatsOptions(**fields), observer)
 
 
-def perform(command: str, options: Options, as_json: bool = False) -> dict[str, Any]:
-    """The command's work on these options: its summary, as the CLI prints it (``_text`` for the text;
-    ``exit_code`` set by the one rule: 1 when something of ours failed, else the command's own)."""
-    module = importlib.import_module(f"pipeline.commands.{command}")
-    summary: dict[str, Any] = module.execute(options.namespace(as_json))
-    failures = summary.get("failures", [])
-    exit_code = FAILED_EXIT_CODE if failures else int(summary.get("exit_code", 0))
-    if exit_code or "exit_code" in summary:
-        summary["exit_code"] = exit_code
-    return summary
+def show(
+    options: ShowOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> ShowResult:
+    """One run of the store, whole (`surge show`)."""
+    return _call(show_stage.show, options or ShowOptions(**fields), observer)
 
 
-def _call(command: str, options: Options, summary_type: type[S]) -> S:
-    from flows.engine import engine_for
+def predict(
+    options: PredictOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> PredictSummary:
+    """Ask a model each record's prompt; append predictions `score` reads (`surge predict`)."""
+    return _call(predict_stage.predict, options or PredictOptions(**fields), observer)
 
-    # A flow command runs in the caller's engine if it opened one (`with Engine():` around several calls
-    # shares one Prefect API), else in one of its own, closed as the call returns (flows/engine.py).
-    with library_call(), engine_for(command):
-        summary = perform(command, options)
-    text = summary.pop("_text", "") or ""
-    summary.pop("_screen", None)  # the CLI's drawing of the summary on a terminal: not the library's data
-    result = summary_type.model_validate(summary)
-    result._text = text
-    return result
+
+def pull(
+    options: PullOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> PullSummary:
+    """Check out upstream sources at their pinned commits and store their items (`surge pull`)."""
+    return _call(pull_stage.pull, options or PullOptions(**fields), observer)
+
+
+def refactor(
+    options: RefactorOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> RefactorSummary:
+    """Turn source items into runnable programs with an LLM, queued for review (`surge refactor`)."""
+    return _call(refactor_stage.refactor, options or RefactorOptions(**fields), observer)
+
+
+def review(
+    options: ReviewOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> ReviewResult:
+    """One action on the review queue: list, show, approve, reject, edit, export, verify (`surge review`)."""
+    return _call(review_stage.review, options or ReviewOptions(**fields), observer)
+
+
+def _call(stage: Callable[..., ResultT], options: OptionsT, observer: Observer | None) -> ResultT:
+    with library_call():
+        return stage(options, observer=observer)
 
 
 @contextmanager

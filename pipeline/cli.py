@@ -1,15 +1,20 @@
-"""`surge`: the command line. Thin: parse, call a flow or library function, print a summary.
+"""`surge`: the command line. Thin: parse the flags into a stage's options, call the stage, render its result.
 
 Each command lives in ``pipeline/commands/<name>.py`` and exposes:
 
-    HELP: str                      one line for `surge --help`
-    EXAMPLE: str                   one runnable example, shown in its --help
+    HELP: str                          one line for `surge --help`
+    EXAMPLE: str                       one runnable example, shown in its --help
     add_arguments(parser) -> None
-    execute(args) -> Summary       a dict of counts, figures and paths written
+    options_of(args) -> Options        the stage's typed options (pipeline/stages/options.py)
+    STAGE(options, observer=...)       the stage function (pipeline/stages/<name>.py): a typed result
+    render(result, options) -> str     the result as plain text
+    screen(result, options) -> blocks  optional: the result as rich tables for a terminal
 
-The CLI prints the summary as text (the command's ``_text``; on a terminal its ``_screen`` drawn with rich,
-pipeline/commands/display.py), or as JSON with ``--json``, and is the only place that turns
-library exceptions into messages (with the hint that says how to fix the problem).
+(A command with no stage of its own, `doctor` and `store`, exposes ``execute(args) -> dict`` instead.)
+
+The CLI prints the result as text (``render``; on a terminal ``screen`` drawn with rich,
+pipeline/commands/display.py), or as JSON with ``--json`` (the result's own data), and is the only place
+that turns library exceptions into messages (with the hint that says how to fix the problem).
 
 Exit codes, one rule for every command. A program's own failure (compile error, crash, limit)
 is a verdict, never an error. Errors are one line each on stderr, ``surge CMD: error: WHAT (fix: HOW)``,
@@ -178,14 +183,23 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def execute(args: argparse.Namespace) -> Summary:
-    """The command's work: through the Python API's options (pipeline/api.py) for the commands it has,
-    so the CLI and a library caller run the same code on the same typed options."""
-    from pipeline.api import OPTIONS, perform
+    """The command's work: its stage on the options of the flags (the same function and options a library
+    caller uses, pipeline/api.py), and the result with its renderings for ``finish``."""
+    module = args._module
+    if not hasattr(module, "STAGE"):
+        return module.execute(args)  # type: ignore[no-any-return]
+    from pipeline.commands.display import LiveObserver
 
-    options = OPTIONS.get(args.command)
-    if options is None:
-        return args._module.execute(args)  # type: ignore[no-any-return]
-    return perform(args.command, options.from_args(args), as_json=args.json)
+    options = module.options_of(args)
+    # A command whose stage tells a person something (review serve: the page's address) has its own.
+    observer = module.observer() if hasattr(module, "observer") else LiveObserver(sys.stderr)
+    result = module.STAGE(options, observer=observer)
+    summary: Summary = result.model_dump(mode="json")
+    if not args.json:  # a script reading --json gets the data alone: nothing is rendered for it
+        summary["_text"] = module.render(result, options)
+        if hasattr(module, "screen"):
+            summary["_screen"] = module.screen(result, options)
+    return summary
 
 
 def finish(args: argparse.Namespace, summary: Summary) -> int:

@@ -1,7 +1,9 @@
 """`import surge`: the Python API (pipeline/api.py, docs/api.md) under the command's own name.
 
-Importing it changes nothing in the caller's process; each function configures what it needs (Prefect's
-settings) inside the call and restores the environment when it returns.
+Every stage is a function here (`surge.run`, `surge.build`, `surge.audit`, `surge.export`, `surge.score`,
+`surge.stats`, `surge.show`, `surge.predict`, `surge.pull`, `surge.refactor`, `surge.review`), taking typed
+options and returning a typed result. Importing it changes nothing in the caller's process; each function
+configures what it needs (Prefect's settings) inside the call and restores the environment when it returns.
 """
 
 from pipeline import api

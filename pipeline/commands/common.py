@@ -5,37 +5,35 @@ from __future__ import annotations
 import argparse
 import math
 import re
-import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pipeline.batches import LARGEST_BATCH, SMALLEST_BATCH
 from pipeline.records import Limits, PhaseLimits, RunRequest
-from pipeline.review import queue_of
+from pipeline.stages.limits import (
+    DEFAULT_STORE,
+    MAX_BATCH_SIZE,
+    MAX_COUNT,
+    MAX_LIMIT_S,
+    MAX_MEMORY_MIB,
+    MAX_OUTPUT_BYTES,
+    MAX_PORT,
+    MAX_PRICE_USD,
+    MAX_REPEATS,
+    MAX_SEED,
+    MAX_TIME_MARGIN,
+    MAX_WORKERS,
+)
+from pipeline.stages.options import Options
 
 if TYPE_CHECKING:
     from pipeline.store import Store
 
-DEFAULT_STORE = Path(".surge/store")
-DEFAULT_REVIEW_DB = queue_of(DEFAULT_STORE)  # where `surge build` leaves candidates for review by default
+OptionsT = TypeVar("OptionsT", bound=Options)
 
-
-# The documented range of every numeric flag. A number outside is refused while the flags are parsed (exit 2,
-# one line naming the flag and the range), never carried into the work: `--wall-s 1e12` once overflowed a
-# thread wait mid-batch, `--cpu-s inf` reached the sandbox as a limit it could not set.
-MAX_LIMIT_S = 86_400.0  # one day of CPU or wall time per phase
-MAX_MEMORY_MIB = 1 << 20  # 1 TiB
-MAX_OUTPUT_BYTES = 1 << 30  # 1 GiB kept per stream
-MAX_REPEATS = 100
-MAX_WORKERS = 256
-MAX_BATCH_SIZE = 1_000
-MAX_COUNT = 10_000_000  # --limit and the like: items, records
-MAX_SEED = (1 << 63) - 1  # stored as a signed 64-bit integer
-MAX_PORT = 65_535
-MAX_PRICE_USD = 1_000.0
-MAX_TIME_MARGIN = 100.0
+# The documented range of every numeric flag is the stage's (pipeline/stages/limits.py): a number outside
+# is refused while the flags are parsed (exit 2, one line naming the flag and the range).
 TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_.~-]{16,256}$")  # URL-safe: it travels in ?token=
 
 
@@ -143,20 +141,6 @@ def add_workers_argument(
     )
 
 
-def one_profile(names: list[str] | None, command: str) -> str:
-    """The single profile of a command that takes one (--profile is repeatable wherever programs run under
-    several): more than one is refused, never silently cut to the first."""
-    names = names or ["default"]
-    if len(names) > 1:
-        from pipeline.errors import ConfigurationError
-
-        raise ConfigurationError(
-            f"`surge {command}` takes one --profile, not {len(names)} ({', '.join(names)})",
-            hint=f"run `surge {command}` once per profile",
-        )
-    return names[0]
-
-
 def add_profile_argument(parser: argparse.ArgumentParser, note: str = "") -> None:
     """The one --profile: an environment profile, repeatable (each profile runs every program)."""
     parser.add_argument(
@@ -208,26 +192,16 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def options_from(args: argparse.Namespace, model: type[OptionsT]) -> OptionsT:
+    """A stage's options from the parsed flags: each field from the flag of its name."""
+    return model.model_validate({name: getattr(args, name) for name in model.model_fields})
+
+
 def limits_from_args(args: argparse.Namespace) -> Limits:
-    from pydantic import ValidationError
+    """The run-phase limits of the parsed --cpu-s, --wall-s, --memory-mib and --output-bytes."""
+    from pipeline.stages.batches import run_limits
 
-    from pipeline.errors import ConfigurationError
-    from pipeline.programs import describe_error
-
-    try:
-        run = PhaseLimits(
-            cpu_s=args.cpu_s, wall_s=args.wall_s, memory_mib=args.memory_mib, output_bytes=args.output_bytes
-        )
-    except ValidationError as error:
-        raise ConfigurationError(
-            f"bad run-phase limit: {describe_error(error)}", hint="limits are positive numbers"
-        ) from None
-    return Limits(run=run)
-
-
-def failures_of(pairs: list[tuple[str, str]]) -> list[dict[str, str]]:
-    """(reason, fix) pairs as the CLI's ``failures`` list."""
-    return [{"reason": reason, "fix": fix} for reason, fix in pairs]
+    return run_limits(args.cpu_s, args.wall_s, args.memory_mib, args.output_bytes)
 
 
 def execute_requests(
@@ -238,107 +212,15 @@ def execute_requests(
     unsafe: bool = False,
     cost_s: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
-    """Plan into the store's manifest and run what is not stored yet (shared by run and audit).
+    """The batch stage (pipeline/stages/batches.py) for a command that still hands it parsed flags (audit):
+    its outcome as the JSON the command prints."""
+    from pipeline.stages.batches import Batching
+    from pipeline.stages.batches import execute_requests as run_requests
 
-    ``requests`` carry their backend and toolchain identity (``sandboxes.identity.identify``). ``name`` is
-    the command ("surge-run") or the ``flows.naming.JobLabel`` Prefect's UI shows for the job. ``cost_s``
-    (run id -> expected seconds) sizes the batches by time, the longest started first. Returns the
-    counts and ``failures`` (what of ours failed, each with its fix) for the CLI's exit rule.
-    """
-    from flows.naming import JobLabel
-    from flows.runtime import check_dask_address, default_workers
-    from pipeline.batches import BatchFailed, flush_interval_s, plan
-    from pipeline.errors import ConfigurationError
-    from pipeline.store import old_run_id_rule_rows
-    from sandboxes.backends.registry import check_available
-
-    try:
-        flush_interval_s()  # a bad setting is refused before any work, not by every batch
-    except BatchFailed as bad:
-        raise ConfigurationError(bad.reason, hint=bad.fix) from None
-    if getattr(args, "dask_address", None):
-        check_dask_address(args.dask_address)  # the workers' toolchains are checked where they run
-    else:
-        check_available({request.backend for request in requests}, unsafe)
-    stored = store.stored_run_ids([request.run_id for request in requests])
-    todo = [request for request in requests if request.run_id not in stored]
-    counts: dict[str, Any] = {"written": 0, "sandbox_errors": 0, "batches": 0, "failed_batches": 0}
-    failures: list[tuple[str, str]] = []
-    if todo:
-        workers = args.workers or default_workers()
-        dask_address = getattr(args, "dask_address", None)
-        plan_id, batches = plan(store, todo, args.batch_size, workers, cost_s)
-        job = name if isinstance(name, JobLabel) else JobLabel.of(name, todo)
-        counts, failures = run_planned(store, plan_id, batches, unsafe, workers, dask_address, job)
-    if counts.get("sandbox_errors"):
-        failures.append(
-            (
-                f"{counts['sandbox_errors']} runs ended on a sandbox error (quarantined, never a verdict)",
-                "run the same command again to retry them; `surge doctor` checks the sandbox",
-            )
-        )
-    old_rule = old_run_id_rule_rows(store.runs.rows_by_schema_version())
-    return {
-        "planned_runs": len(requests),
-        "already_stored": len(requests) - len(todo),
-        "verdicts": {},
-        **counts,
-        "old_rule_rows": old_rule,
-        "failures": failures_of(failures),
-    }
-
-
-def run_planned(
-    store: Store, plan_id: str, batches: int, unsafe: bool, workers: int, dask_address: str | None, name: Any
-) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    """Run a plan under Prefect: (counts, failures). A head start runs batches, here or on the Dask
-    cluster, while Prefect's API starts (flows/head_start.py); if the API never comes up, the batches it
-    finished are real runs, stored and counted, and the API's failure is ours."""
-    from flows.engine import using_engine
-    from pipeline.errors import EngineUnavailable
-
-    batch_ids = list(store.plan_batches(plan_id))
-    # Here: one batch thread more than cores, ``workers`` of them running programs at a time (see
-    # Engine.sandbox_slots). On Dask each worker thread is one batch.
-    threads = workers if dask_address else workers + 1
-    with (
-        using_engine() as engine,
-        prompt_batch_threads(),
-        engine.sandbox_slots(None if dask_address else workers),
-        engine.head_start(store.root, plan_id, batch_ids, unsafe, threads, dask_address) as early,
-    ):
-        engine.import_prefect()  # while the head start already runs
-        from flows.run_programs import run_job
-
-        try:
-            return run_job(engine, store.root, plan_id, batches, unsafe, threads, dask_address, name)
-        except EngineUnavailable as error:
-            if early is None:
-                raise  # nothing ran: refused before any work
-            early.close()
-            done, stored_batches = early.finished()
-            counts = {**done.model_dump(), "batches": batches, "failed_batches": batches - stored_batches}
-            return counts, [(str(error), error.hint or "see `surge doctor`")]
-
-
-# The GIL hand-over while batches run in this process's threads (Python's default is 5 ms).
-BATCH_THREAD_SWITCH_S = 0.0005
-
-
-@contextmanager
-def prompt_batch_threads() -> Iterator[None]:
-    """Hand the GIL to a batch's thread within half a millisecond, not five, while a plan runs.
-
-    A batch thread mostly waits on its sandbox, and every wait ends in a GIL request; while the main
-    thread runs Python (Prefect's import, the flow engine), the default hand-over kept the sandboxes idle:
-    on 2 cores the gap between two programs of a batch was 33 ms during Prefect's import and 11 ms on
-    average over a 1,000-program job; 26 ms and 8.7 ms with this (8.7 ms with no Prefect at all)."""
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(BATCH_THREAD_SWITCH_S)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
+    batching = Batching(
+        batch_size=args.batch_size, workers=args.workers, dask_address=getattr(args, "dask_address", None)
+    )
+    return run_requests(store, requests, batching, name, unsafe, cost_s).model_dump(mode="json")
 
 
 def old_rule_note(rows: int) -> str:

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from pipeline.stages.observe import StageEvent
+
 
 @dataclass(frozen=True)
 class Table:
@@ -70,3 +72,18 @@ def rich_table(table: Table) -> Any:
     # The title on its own line: rich's title wraps to the table's width ("runs by / language and ...").
     title = [Text(table.title, style="bold")] if table.title else []
     return Group(*title, drawn, *(Text(note) for note in table.notes))
+
+
+class LiveObserver:
+    """The CLI's observer of a stage (pipeline/stages/observe.py). The live bars of long work are drawn by
+    the flows themselves (flows/progress.py) for now; a stage's own steps are news a person need not
+    read, so this draws them only with SURGE_VERBOSE set."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def notify(self, event: StageEvent) -> None:
+        import os
+
+        if os.environ.get("SURGE_VERBOSE"):
+            print(f"surge {event.stage}: {event.step} {event.detail}".rstrip(), file=self.stream, flush=True)

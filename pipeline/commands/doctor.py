@@ -6,7 +6,8 @@ import argparse
 from importlib.metadata import version
 from typing import Any
 
-from pipeline.commands.common import add_profile_argument, one_profile
+from pipeline.commands.common import add_profile_argument
+from pipeline.stages.build import one_profile
 
 HELP = "report which toolchains, sandboxes and Docker images are available here, with versions"
 EXAMPLE = "surge doctor --json"

@@ -1,13 +1,11 @@
-"""surge refactor: turn source items into runnable, leak-free programs with an LLM, for human review."""
+"""surge refactor: the refactor stage (pipeline/stages/refactor.py) from its flags, and its work as text."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from pipeline.commands.common import (
-    DEFAULT_REVIEW_DB,
     add_backend_argument,
     add_endpoint_arguments,
     add_workers_argument,
@@ -15,12 +13,15 @@ from pipeline.commands.common import (
     bounded_int,
     positive_int,
 )
+from pipeline.stages.limits import DEFAULT_REVIEW_DB, MAX_ROUNDS
+from pipeline.stages.options import RefactorOptions
+from pipeline.stages.refactor import RefactorSummary, refactor
 
 HELP = (
     "turn source items (JSONL or a store's items table) into programs with an LLM and queue them for review"
 )
 EXAMPLE = "surge refactor .surge/store --llm-model gpt-4o-mini --max-rounds 3 --limit 20"
-MAX_ROUNDS = 20
+STAGE = refactor  # the stage this command calls
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,89 +60,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_endpoint_arguments(llm)
 
 
-def execute(args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.llm import LLMSettings
-    from pipeline.refactor.items import load_items
-    from pipeline.refactor.methods import method_for
-    from pipeline.review.queue import ReviewQueue
-
-    settings = LLMSettings.from_env(
-        base_url=args.llm_base_url,
-        model=args.llm_model,
-        api_key=args.llm_api_key,
-        concurrency=args.llm_concurrency,
-        cache_dir=args.llm_cache,
-        price_prompt_per_1k=args.price_prompt_per_1k,
-        price_completion_per_1k=args.price_completion_per_1k,
+def options_of(args: argparse.Namespace) -> RefactorOptions:
+    return RefactorOptions.model_validate(
+        {name: getattr(args, name) for name in RefactorOptions.model_fields}
     )
-    settings.require_endpoint()
-    items, bad_lines = load_items(args.items)
-    if args.source:
-        wanted = set(args.source)
-        items = [item for item in items if item.source in wanted]
-    for item in items[:1]:
-        method_for(item, args.method)  # fail fast on an unknown source, before any request
-    done = ReviewQueue(args.db).done_item_ids()
-    fresh = [item for item in items if item.item_id not in done]
-    todo = fresh[: args.limit]
-    outcome: dict[str, Any] = {
-        "candidates": 0,
-        "failed": 0,
-        "rounds_histogram": {},
-        "failed_batches": [],
-        "llm": {},
-    }
-    if todo:
-        from flows.refactor_items import refactor_flow
-
-        outcome = refactor_flow(
-            todo,
-            args.db,
-            settings,
-            args.backend,
-            args.unsafe,
-            args.batch_size,
-            args.workers or settings.concurrency,  # each batch waits on the LLM: one worker per request slot
-            args.max_rounds,
-            args.method,
-        )
-    summary = {
-        "items": len(items),
-        "bad_lines": len(bad_lines),
-        "already_queued": len(items) - len(fresh),
-        "refactored": len(todo),
-        **outcome,
-        "db": str(args.db),
-        # the CLI's rule: failures of ours -> one line each with the fix, exit 1
-        "failures": [
-            {"reason": f"a refactor batch failed: {reason}", "fix": "run again: its items are retried"}
-            for reason in dict.fromkeys(outcome["failed_batches"])
-        ],
-    }
-    summary["_text"] = render(summary)
-    return summary
 
 
-def render(summary: dict[str, Any]) -> str:
-    llm = summary["llm"] or {}
+def render(summary: RefactorSummary, options: RefactorOptions) -> str:
+    llm = summary.llm
     lines = [
-        f"items read        {summary['items']} ({summary['already_queued']} already in the queue, skipped)",
-        f"refactored        {summary['refactored']}: {summary['candidates']} candidates for review, "
-        f"{summary['failed']} failed (kept with the reason; a rerun retries them)",
-        f"rounds per item   {summary['rounds_histogram']}",
+        f"items read        {summary.items} ({summary.already_queued} already in the queue, skipped)",
+        f"refactored        {summary.refactored}: {summary.candidates} candidates for review, "
+        f"{summary.failed} failed (kept with the reason; a rerun retries them)",
+        f"rounds per item   {summary.rounds_histogram}",
     ]
-    if llm:
+    if llm is not None:
         lines.append(
-            f"LLM               {llm.get('requests', 0)} requests ({llm.get('cache_hits', 0)} cache hits, "
-            f"{llm.get('retries', 0)} retries), {llm.get('prompt_tokens', 0)} + "
-            f"{llm.get('completion_tokens', 0)} tokens, ${llm.get('cost_usd', 0):.4f}"
+            f"LLM               {llm.requests} requests ({llm.cache_hits} cache hits, "
+            f"{llm.retries} retries), {llm.prompt_tokens} + "
+            f"{llm.completion_tokens} tokens, ${llm.cost_usd:.4f}"
         )
-    if summary["failed_batches"]:
+    if summary.failed_batches:
         lines.append(
-            f"failed batches    {len(summary['failed_batches'])} (rerun to retry): "
-            f"{summary['failed_batches'][0]}"
+            f"failed batches    {len(summary.failed_batches)} (rerun to retry): {summary.failed_batches[0]}"
         )
-    if summary["bad_lines"]:
-        lines.append(f"bad lines         {summary['bad_lines']} (skipped)")
-    lines.append(f"review with       surge review list --db {summary['db']}  (or: surge review serve)")
+    if summary.bad_lines:
+        lines.append(f"bad lines         {summary.bad_lines} (skipped)")
+    lines.append(f"review with       surge review list --db {summary.db}  (or: surge review serve)")
     return "\n".join(lines)

@@ -1,29 +1,45 @@
-"""surge review: the human review queue (list, show, approve, reject, edit in $EDITOR, serve, export)."""
+"""surge review: the review actions (pipeline/stages/review.py) from their flags, and each result as text."""
 
 from __future__ import annotations
 
 import argparse
-import getpass
-import os
-import secrets
-import shlex
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from pipeline.commands.common import DEFAULT_REVIEW_DB, access_token, add_backend_argument, port_number
-from pipeline.errors import ConfigurationError, InputError
+from pipeline.commands.common import (
+    access_token,
+    add_backend_argument,
+    options_from,
+    port_number,
+)
+from pipeline.stages.limits import DEFAULT_REVIEW_DB
+from pipeline.stages.observe import Observer, StageEvent
+from pipeline.stages.options import DEFAULT_REVIEW_PORT, ReviewOptions
 
-OLD_DEFAULT_DB = Path(".surge/review.db")  # the default before it became the default store's queue
+if TYPE_CHECKING:  # the queue's module (sqlite) loads when a review runs, not when the parser is built
+    from pipeline.stages.review import (
+        Decision,
+        EntryShown,
+        LedgerChecked,
+        QueueListing,
+        ReviewResult,
+    )
 
 HELP = (
     "review refactored programs: list, show, approve, reject, edit ($EDITOR), serve a page, export a ledger"
 )
 EXAMPLE = "surge review list --state pending --db .surge/store/review.db"
-DEFAULT_PORT = 8765
-TOKEN_BYTES = 24  # 192 random bits, 32 URL-safe characters
+
+
+def run_review(options: ReviewOptions, *, observer: Observer | None = None) -> ReviewResult:
+    """The review stage, imported as a review runs."""
+    from pipeline.stages.review import review
+
+    return review(options, observer=observer)
+
+
+STAGE = run_review  # the stage this command calls
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--port",
         type=port_number,
-        default=DEFAULT_PORT,
+        default=DEFAULT_REVIEW_PORT,
         help="serve: port 0-65535 (default: %(default)s; 0: any free)",
     )
     parser.add_argument(
@@ -80,59 +96,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unsafe", action="store_true", help="allow re-executing without a sandbox")
 
 
-def execute(args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.review.queue import ReviewQueue
+def options_of(args: argparse.Namespace) -> ReviewOptions:
+    return options_from(args, ReviewOptions)
 
-    if args.action != "verify" and not args.db.is_file():
-        # Opening a queue creates it: a mistyped or default path would read as "0 entries" and leave an
-        # empty queue beside the real one.
-        old = OLD_DEFAULT_DB.is_file() and args.db == DEFAULT_REVIEW_DB
-        raise ConfigurationError(
-            f"no review queue at {args.db}",
-            hint=f"pass --db {OLD_DEFAULT_DB}, the queue at the old default place"
-            if old
-            else "pass --db STORE/review.db, the queue `surge build` or `surge refactor` filled",
+
+class ServeObserver:
+    """What `surge review serve` tells a person: the page's address on stdout, a warning on stderr."""
+
+    def notify(self, event: StageEvent) -> None:
+        if event.step == "listening":
+            print(f"review page: {event.detail}  (Ctrl-C to stop)", flush=True)
+        elif event.step == "warning":
+            print(f"surge review: warning: {event.detail}", file=sys.stderr, flush=True)
+
+
+def observer() -> ServeObserver:
+    return ServeObserver()
+
+
+def render(result: ReviewResult, options: ReviewOptions) -> str:
+    from pipeline.stages.review import Decision, EntryShown, LedgerChecked, LedgerWritten, QueueListing
+
+    if isinstance(result, QueueListing):
+        return render_listing(result)
+    if isinstance(result, EntryShown):
+        return render_entry(result)
+    if isinstance(result, Decision):
+        return render_decision(result)
+    if isinstance(result, LedgerWritten):
+        return f"{result.approved_programs} approved programs -> {result.ledger}" + (
+            f" (and a `surge run` input: {result.programs})" if result.programs else ""
         )
-    queue = ReviewQueue(args.db)
-    reviewer = args.reviewer or os.environ.get("USER") or getpass.getuser() or "reviewer"
-    action = args.action
-    if action in {"show", "approve", "reject", "edit"} and not args.entry:
-        raise ConfigurationError(f"`surge review {action}` needs an entry id", hint="see `surge review list`")
-    if action == "list":
-        return _list(queue, args.state)
-    if action == "show":
-        return _show(queue, args.entry)
-    if action == "approve":
-        return _decided(queue.approve(args.entry, reviewer, args.difficulty))
-    if action == "reject":
-        return _decided(queue.reject(args.entry, reviewer, args.reason))
-    if action == "edit":
-        return _edit(queue, args, reviewer)
-    if action == "serve":
-        return _serve(queue, args, reviewer)
-    if action == "export":
-        return _export(queue, args)
-    return _verify(args)
+    if isinstance(result, LedgerChecked):
+        return render_check(result)
+    return f"served; by state: {result.counts}"
 
 
-def _list(queue: Any, state: str | None) -> dict[str, Any]:
-    rows = [e.summary() for e in queue.entries(state)]
+def render_listing(listing: QueueListing) -> str:
     text = [f"{'id':<17}{'state':<10}{'verdict':<16}{'leaks':<6}item"]
     text += [
-        f"{r['id']:<17}{r['state']:<10}{r['verdict']:<16}{r['leaks']:<6}{r['source']}/{r['key']}"
-        + (f"  ({r['failure']})" if r["failure"] else "")
-        for r in rows
+        f"{r.id:<17}{r.state:<10}{r.verdict:<16}{r.leaks:<6}{r.source}/{r.key}"
+        + (f"  ({r.failure})" if r.failure else "")
+        for r in listing.entries
     ]
-    counts = queue.counts()
-    by_state = ", ".join(f"{count} {state}" for state, count in sorted(counts.items())) or "none"
-    text.append(f"{len(rows)} entries; by state: {by_state}")
-    return {"entries": rows, "counts": counts, "_text": "\n".join(text)}
+    by_state = ", ".join(f"{count} {state}" for state, count in sorted(listing.counts.items())) or "none"
+    text.append(f"{len(listing.entries)} entries; by state: {by_state}")
+    return "\n".join(text)
 
 
-def _show(queue: Any, entry_id: str) -> dict[str, Any]:
-    entry = queue.get(entry_id)
-    summary = entry.model_dump(mode="json")
-    summary["rounds"] = queue.rounds(entry.entry_id)
+def render_entry(entry: EntryShown) -> str:
     parts = [
         f"{entry.entry_id}  {entry.state.value}  {entry.source}/{entry.key}  ({entry.method} {entry.prompt})",
         f"upstream: {entry.item.upstream_repo}@{entry.item.upstream_commit[:12]} {entry.item.upstream_path}",
@@ -147,116 +159,19 @@ def _show(queue: Any, entry_id: str) -> dict[str, Any]:
     for key in ("failure", "note", "reason", "diff"):
         if value := getattr(entry, key):
             parts += [f"--- {key}", value.rstrip()]
-    parts.append(f"rounds: {len(summary['rounds'])}")
-    summary["_text"] = "\n".join(parts)
-    return summary
+    parts.append(f"rounds: {len(entry.rounds)}")
+    return "\n".join(parts)
 
 
-def _decided(entry: Any) -> dict[str, Any]:
-    return {
-        "id": entry.entry_id,
-        "state": entry.state.value,
-        "reviewer": entry.reviewer,
-        "difficulty": entry.extra.get("difficulty"),
-        "_text": f"{entry.entry_id}: {entry.state.value} by {entry.reviewer}"
-        + (f", difficulty {entry.extra['difficulty']}" if "difficulty_proposed" in entry.extra else ""),
-    }
+def render_decision(decision: Decision) -> str:
+    if decision.note:
+        return f"{decision.id}: still pending: {decision.note}"
+    rated = f", difficulty {decision.difficulty}" if decision.difficulty is not None else ""
+    return f"{decision.id}: {decision.state} by {decision.reviewer}{rated}"
 
 
-def _edit(queue: Any, args: argparse.Namespace, reviewer: str) -> dict[str, Any]:
-    from pipeline.review.runner import sandbox_runner
-
-    entry = queue.get(args.entry)
-    if entry.program is None:
-        raise InputError(f"entry {entry.entry_id} has no program to edit", hint="reject it instead")
-    suffix = ".txt" if entry.method == "ojcode" else Path(entry.program.entry_file.path).suffix
-    text = _edit_in_editor(entry.editable_text, suffix)
-    runner = sandbox_runner(args.backend, args.unsafe)
-    edited = queue.edit(entry.entry_id, reviewer, text, runner, args.difficulty)
-    summary = _decided(edited)
-    summary["verdict"] = edited.run.verdict if edited.run else None
-    if edited.note:
-        summary["note"] = edited.note
-        summary["_text"] = f"{edited.entry_id}: still pending: {edited.note}"
-        summary["exit_code"] = 1
-    return summary
-
-
-def _edit_in_editor(text: str, suffix: str) -> str:
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if not editor:
-        raise ConfigurationError(
-            "no editor", hint="set $EDITOR (e.g. EDITOR=nano), or edit in `surge review serve`"
-        )
-    with tempfile.TemporaryDirectory(prefix="surge-review-") as folder:
-        path = Path(folder) / f"program{suffix}"
-        path.write_text(text, encoding="utf-8")
-        done = subprocess.run([*shlex.split(editor), str(path)])
-        if done.returncode != 0:
-            raise InputError(f"the editor exited with {done.returncode}; nothing changed", hint="edit again")
-        return path.read_text(encoding="utf-8")
-
-
-def _serve(queue: Any, args: argparse.Namespace, reviewer: str) -> dict[str, Any]:
-    from pipeline.review.runner import sandbox_runner
-    from pipeline.review.server import is_loopback, make_server, url_host
-
-    token = args.token or (None if is_loopback(args.host) else secrets.token_urlsafe(TOKEN_BYTES))
-    runner = sandbox_runner(args.backend, args.unsafe)
-    server = make_server(queue, runner, reviewer, args.host, args.port, token)
-    if not is_loopback(args.host):
-        print(
-            f"surge review: warning: the page listens on {args.host}, beyond this machine, over plain HTTP: "
-            "anyone who reaches it with the token can read and decide entries (safer: bind 127.0.0.1 "
-            "and forward the port over SSH)",
-            file=sys.stderr,
-            flush=True,
-        )
-    address = f"http://{url_host(args.host)}:{server.server_port}/" + (f"?token={token}" if token else "")
-    print(f"review page: {address}  (Ctrl-C to stop)", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return {"served": True, "counts": queue.counts()}
-
-
-def _export(queue: Any, args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.ledger import export_ledger, read_ledger, write_programs
-
-    if args.ledger is None:
-        raise ConfigurationError(
-            "export needs --ledger PATH", hint="e.g. surge review export --ledger ledger.jsonl"
-        )
-    count = export_ledger(queue, args.ledger)
-    summary: dict[str, Any] = {"ledger": str(args.ledger), "approved_programs": count}
-    if args.programs:
-        summary["programs"] = str(args.programs)
-        write_programs(read_ledger(args.ledger), args.programs)
-    summary["_text"] = f"{count} approved programs -> {args.ledger}" + (
-        f" (and a `surge run` input: {args.programs})" if args.programs else ""
-    )
-    return summary
-
-
-def _verify(args: argparse.Namespace) -> dict[str, Any]:
-    from pipeline.ledger import check_ledger, read_ledger
-    from pipeline.refactor.items import load_items
-
-    if args.ledger is None or not args.entry:
-        raise ConfigurationError(
-            "verify needs --ledger PATH and an items JSONL or store folder",
-            hint="e.g. surge review verify items.jsonl --ledger ledger.jsonl",
-        )
-    items, _ = load_items(Path(args.entry))
-    report = check_ledger(read_ledger(args.ledger), items)
-    lines = [f"{name:<10}{len(report[name])}" for name in ("unchanged", "changed", "missing")]
-    lines += [f"  changed upstream: {name}" for name in report["changed"]]
-    lines += [f"  missing upstream: {name}" for name in report["missing"]]
-    return {
-        **report,
-        "_text": "\n".join(lines),
-        "exit_code": 1 if report["changed"] or report["missing"] else 0,
-    }
+def render_check(report: LedgerChecked) -> str:
+    lines = [f"{name:<10}{len(getattr(report, name))}" for name in ("unchanged", "changed", "missing")]
+    lines += [f"  changed upstream: {name}" for name in report.changed]
+    lines += [f"  missing upstream: {name}" for name in report.missing]
+    return "\n".join(lines)

@@ -1,22 +1,20 @@
-"""surge show: one run as a person reads it — what the program printed, its phases, verdict, provenance."""
+"""surge show: the show stage (pipeline/stages/show.py) from its flags, and one run as a person reads it —
+what the program printed, its phases, verdict, provenance."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-import pyarrow.compute as pc
 
 from pipeline.commands.common import add_store_argument
 from pipeline.commands.display import Table, key_values
-from pipeline.errors import ConfigurationError
 from pipeline.records import PhaseResult, RunResult
-from pipeline.store import Store
+from pipeline.stages.options import ShowOptions
+from pipeline.stages.show import show
 
 HELP = "show one run: what the program printed, its compile and run phases, verdict and provenance"
 EXAMPLE = "surge show --last --store .surge/store"
-# The most candidates an ambiguous prefix lists (the rest are counted): the line stays one line.
-SHOWN_CANDIDATES = 5
+
+STAGE = show  # the stage this command calls
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,47 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_argument(parser)
 
 
-def execute(args: argparse.Namespace) -> dict[str, Any]:
-    store = Store.existing(args.store)
-    result = find_run(store, args.run_id, args.last)
-    summary: dict[str, Any] = result.model_dump(mode="json")
-    summary["_text"] = render(result)
-    summary["_screen"] = screen(result)
-    return summary
+def options_of(args: argparse.Namespace) -> ShowOptions:
+    return ShowOptions(store=args.store, run_id=args.run_id, last=args.last)
 
 
-def find_run(store: Store, prefix: str | None, last: bool) -> RunResult:
-    """The one run ``prefix`` names (or the latest); an unknown or ambiguous prefix is refused with the
-    candidates, never a guess."""
-    ids = store.runs.read(columns=["run_id", "provenance"])
-    if ids.num_rows == 0:
-        raise ConfigurationError(f"no runs in {store.root}", hint="run `surge run PROGRAMS.jsonl` first")
-    if last:
-        started = pc.struct_field(ids["provenance"], "started_at")
-        run_id = str(ids["run_id"][pc.index(started, pc.max(started)).as_py()].as_py())
-    else:
-        run_id = unique_match(ids["run_id"].to_pylist(), prefix or "")
-    (result,) = store.runs.records(where={"run_id": run_id})
-    return result
-
-
-def unique_match(run_ids: list[str], prefix: str) -> str:
-    matches = sorted({run_id for run_id in run_ids if run_id.startswith(prefix)}) if prefix else []
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise ConfigurationError(
-            f"no run id starts with {prefix!r}",
-            hint="copy an id from `surge stats` or `surge show --last`, or pass the store it is in (--store)",
-        )
-    shown = ", ".join(matches[:SHOWN_CANDIDATES])
-    more = f" and {len(matches) - SHOWN_CANDIDATES} more" if len(matches) > SHOWN_CANDIDATES else ""
-    raise ConfigurationError(
-        f"{prefix!r} names {len(matches)} runs: {shown}{more}", hint="give more characters of the id"
-    )
-
-
-def render(result: RunResult) -> str:
+def render(result: RunResult, options: ShowOptions | None = None) -> str:
     provenance = result.provenance
     lines = [
         f"run {result.run_id}  {result.language}  verdict: {result.verdict}",
@@ -84,7 +46,7 @@ def render(result: RunResult) -> str:
     return "\n".join(lines)
 
 
-def screen(result: RunResult) -> list[str | Table]:
+def screen(result: RunResult, options: ShowOptions | None = None) -> list[str | Table]:
     """``render`` for a terminal: the phases' facts side by side in one table, the provenance as a table
     of names and values; what the program printed and its label as written."""
     phases = [(name, phase) for name, phase in (("compile", result.compile), ("run", result.run)) if phase]

@@ -23,7 +23,7 @@ from pipeline.refactor.methods import (
     oracle_code,
     swap_in,
 )
-from pipeline.refactor.outcome import EVIDENCE_CHARS, Outcome, Round, RunSummary
+from pipeline.refactor.outcome import EVIDENCE_CHARS, ExecutionFacts, Outcome, Round
 from pipeline.refactor.prompts import Prompt, load_prompt
 from sandboxes.languages import spec_for
 
@@ -122,7 +122,7 @@ class RepairLoop:
                 ]
                 continue
             outcome.status, outcome.reason = "candidate", ""
-            outcome.program, outcome.run = accepted.program, RunSummary.of(accepted.run)
+            outcome.program, outcome.run = accepted.program, ExecutionFacts.of(accepted.run)
             outcome.leaks, outcome.extra = accepted.leaks, accepted.extra
             if method.rate_difficulty:
                 outcome.extra["difficulty"] = self.rate_difficulty(accepted.program)
@@ -213,7 +213,7 @@ class RepairLoop:
 
     def _run_checked(self, program: Program, method: Method, record: Round) -> RunResult:
         result = self.executor.run(program, method.setting)
-        record.program, record.run = program, RunSummary.of(result)
+        record.program, record.run = program, ExecutionFacts.of(result)
         if result.verdict in UNUSABLE_VERDICTS:
             raise _SandboxTrouble(result)
         if result.verdict is not Verdict.OK:

@@ -11,7 +11,7 @@ from pipeline.records import Program, RunResult
 EVIDENCE_CHARS = 2000  # enough of a compiler error or traceback for the model to act on
 
 
-class RunSummary(BaseModel):
+class ExecutionFacts(BaseModel):
     """The facts of one execution a reviewer (and the LLM) needs."""
 
     run_id: str = ""
@@ -25,7 +25,7 @@ class RunSummary(BaseModel):
     wall_s: float = 0.0
 
     @classmethod
-    def of(cls, result: RunResult) -> RunSummary:
+    def of(cls, result: RunResult) -> ExecutionFacts:
         run, build = result.run, result.compile
         compile_output = ((build.stdout + build.stderr) if build else "")[-EVIDENCE_CHARS * 4 :]
         return cls(
@@ -57,7 +57,7 @@ class Round(BaseModel):
     )
     problem: str = ""
     program: Program | None = None
-    run: RunSummary | None = None
+    run: ExecutionFacts | None = None
     leaks: list[str] = Field(default_factory=list)
 
 
@@ -70,7 +70,7 @@ class Outcome(BaseModel):
     status: str  # candidate | failed
     reason: str = ""
     program: Program | None = None
-    run: RunSummary | None = None
+    run: ExecutionFacts | None = None
     leaks: list[str] = Field(default_factory=list, description="warnings left for the reviewer")
     rounds: list[Round] = Field(default_factory=list)
     extra: dict[str, Any] = Field(

@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 
 from pipeline.errors import InputError
 from pipeline.records import LabelProtocol, Program, ProgramFile, RunResult, SourceItem, Verdict
-from pipeline.refactor.outcome import Outcome, RunSummary
+from pipeline.refactor.outcome import ExecutionFacts, Outcome
 
 MIN_ID_PREFIX_CHARS = 4
 DIFFICULTIES = range(1, 6)
@@ -87,7 +87,7 @@ class Entry(BaseModel):
     item: SourceItem
     llm_program: Program | None = None
     program: Program | None = None
-    run: RunSummary | None = None
+    run: ExecutionFacts | None = None
     leaks: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
     failure: str = ""
@@ -121,7 +121,7 @@ class Entry(BaseModel):
         }
 
 
-def acceptable(program: Program | None, run: RunSummary | None) -> bool:
+def acceptable(program: Program | None, run: ExecutionFacts | None) -> bool:
     """Approvable only if the latest run works (a bg program may fail: that failure is its label)."""
     if program is None or run is None or run.verdict in (Verdict.SANDBOX_ERROR, Verdict.TOOLCHAIN_MISSING):
         return False
@@ -333,7 +333,7 @@ class ReviewQueue:
                 "the edit changes nothing", hint="approve the entry as it is, or change the program"
             )
         program = _with_text(entry.method, entry.program, text)
-        run = RunSummary.of(runner(program))
+        run = ExecutionFacts.of(runner(program))
         ok = acceptable(program, run)
         note = "" if ok else f"edited program does not run yet ({run.verdict}); edit again or reject"
         with self._db() as db:
@@ -436,7 +436,7 @@ def _entry(row: sqlite3.Row) -> Entry:
         item=SourceItem.model_validate(load("item_json")),
         llm_program=_program(load("llm_program_json")),
         program=_program(load("program_json")),
-        run=RunSummary.model_validate(load("run_json")) if row["run_json"] else None,
+        run=ExecutionFacts.model_validate(load("run_json")) if row["run_json"] else None,
         leaks=load("leaks_json") or [],
         extra=load("extra_json") or {},
         failure=row["failure"],

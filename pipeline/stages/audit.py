@@ -37,7 +37,7 @@ def engine_executor(options: AuditOptions) -> Executor:
     """The one call into the execution flow: each request carries its backend (``identified``), so
     profiles on bwrap and Docker go in one job; the expected seconds size and order its batches."""
     from flows.naming import JobLabel
-    from pipeline.commands.common import execute_requests
+    from pipeline.stages.batches import Batching, execute_requests
 
     store = Store(options.store)
     # The flow run links the report this audit writes (Prefect's UI shows it under the run's artifacts).
@@ -45,8 +45,8 @@ def engine_executor(options: AuditOptions) -> Executor:
 
     def execute(requests: list[RunRequest], expected_s: Mapping[str, float]) -> Executed:
         label = JobLabel.of("audit", requests, report=report)
-        # The batching options are read by name (batch_size, workers, dask_address), as from flags.
-        ran = execute_requests(store, requests, options.batching, label, cost_s=expected_s)  # type: ignore[arg-type]
-        return Executed.model_validate(ran)
+        batching = Batching.model_validate(options.batching.model_dump())
+        outcome = execute_requests(store, requests, batching, label, cost_s=expected_s)
+        return Executed.model_validate(outcome.model_dump())
 
     return execute

@@ -97,12 +97,13 @@ def test_an_option_out_of_range_is_refused_before_any_work() -> None:
         AuditOptions(dataset=Path("d"), repeat=3)  # type: ignore[call-arg]
 
 
-def test_the_python_api_returns_the_stages_summary_with_its_text(
+def test_the_python_api_returns_the_stages_summary(
     fake: FakeBackend, samples: Path, tmp_path: Path
 ) -> None:
     from pipeline import api
 
     summary = api.audit(dataset=samples / "surge-released" / "cl.json", store=tmp_path, limit=2)
-    assert isinstance(summary, AuditSummary) and summary.ok
+    assert isinstance(summary, AuditSummary) and not summary.failures
     assert (summary.labels, summary.reproduced) == (2, 2)
-    assert summary.text.splitlines()[0].startswith("subset/language") and "TOTAL cl" in summary.text
+    # the data, not its drawing: the text is the CLI's (pipeline/commands/audit.py)
+    assert not hasattr(summary, "text")

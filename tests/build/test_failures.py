@@ -7,6 +7,7 @@ import pytest
 from pipeline.build import failures
 from pipeline.build.failures import Ours
 from pipeline.records import Verdict
+from pipeline.stages.build import SubsetBuild
 from tests.factories import make_result
 
 
@@ -86,7 +87,7 @@ def test_a_build_short_of_n_says_why(result: dict, why: str) -> None:
     from pipeline.commands.build import _shortfall
 
     base = {"ours": {}, "ran_out": False, "planned_items": 12, "dropped_items": 0, "awaiting_review": 0}
-    assert why in _shortfall(base | result)
+    assert why in _shortfall(subset_build(base | result))
 
 
 @pytest.mark.parametrize(
@@ -102,4 +103,10 @@ def test_a_line_says_why_more_items_were_planned_than_rows(subset: str, why: str
 
     result = {"rows": 150, "n": 150, "kept_items": 150, "items": 160, "planned_items": 160, "batch_size": 16}
     result |= {"ours": {}, "ran_out": False, "dropped_items": 10, "awaiting_review": 0}
-    assert why in _line(subset, result)
+    assert why in _line(subset, subset_build(result))
+
+
+def subset_build(figures: dict) -> SubsetBuild:
+    """A subset's build with these figures, the rest of no consequence to its line."""
+    neutral = {"subset": "sc", "rows": 0, "n": 4, "details": {}, "items": 12, "kept_items": 0}
+    return SubsetBuild.model_validate(neutral | {"drop_reasons": {}, "batch_size": 16} | figures)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
-from pipeline.commands.show import unique_match
 from pipeline.errors import ConfigurationError
+from pipeline.stages.show import unique_match
 from tests.conftest import require_tool
 
 # Three Python programs: one writes a byte that is not UTF-8 and a line on stderr, one prints a random

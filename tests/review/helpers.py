@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.records import Language, Program, ProgramFile
-from pipeline.refactor.outcome import Outcome, Round, RunSummary
+from pipeline.refactor.outcome import ExecutionFacts, Outcome, Round
 from pipeline.review.queue import ReviewQueue
 from tests.refactor.helpers import mceval_item
 
@@ -20,7 +20,7 @@ def candidate(number: int) -> tuple:
         files=(ProgramFile(path="main.py", content=text),),
         origin={"source": "mceval", "key": item.key, "item_id": item.item_id, "method": "mceval"},
     )
-    run = RunSummary(verdict="ok", stdout="5\n", label="5\n")
+    run = ExecutionFacts(verdict="ok", stdout="5\n", label="5\n")
     outcome = Outcome(
         item_id=item.item_id,
         source=item.source,

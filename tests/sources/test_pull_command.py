@@ -1,12 +1,13 @@
-"""`surge pull` argument handling, without starting Prefect."""
+"""`surge pull` argument handling and rendering, without starting Prefect."""
 
 from __future__ import annotations
 
 import pytest
 
 from pipeline.cli import build_parser
-from pipeline.commands.pull import per_source, render
+from pipeline.commands.pull import render_sources
 from pipeline.errors import ConfigurationError
+from pipeline.stages.pull import SourcePulled, per_source
 from sources.registry import SOURCES
 
 KNOWN = set(SOURCES)
@@ -36,5 +37,5 @@ def test_ambiguous_or_unpulled_values_are_refused() -> None:
 def test_options_parse_and_failures_render_with_their_fix() -> None:
     args = build_parser().parse_args(["pull", "mceval", "--mirror", "/m", "--commit", "abc", "--cache", "c"])
     assert (args.sources, args.mirror, args.commit, str(args.cache)) == (["mceval"], ["/m"], ["abc"], "c")
-    text = render({"ojcode": {"error": "cannot clone x", "hint": "pass --mirror"}}, args.store)
+    text = render_sources({"ojcode": SourcePulled(error="cannot clone x", hint="pass --mirror")}, args.store)
     assert "FAILED: cannot clone x" in text and "how to fix: pass --mirror" in text

@@ -1,0 +1,51 @@
+"""What every stage returns: its data (what `surge CMD --json` prints), with the failures of ours and
+the exit code of the one rule (pipeline/errors.py: 1 when something of ours failed, else the stage's own).
+Nothing for display: the CLI renders a result (pipeline/commands/)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, model_validator
+
+FAILED_EXIT_CODE = 1
+
+
+class Failure(BaseModel):
+    """Something of ours that failed during the work, and how to fix it."""
+
+    reason: str
+    fix: str = ""
+
+
+class StageResult(BaseModel):
+    """The base of every stage's result: ``failures`` of ours, and the code `surge` exits with."""
+
+    failures: list[Failure] = Field(default_factory=list)
+    exit_code: int = Field(default=0, description="the code `surge` exits with (1 when failures)")
+
+    @model_validator(mode="after")
+    def failures_decide_the_exit_code(self) -> StageResult:
+        # A script reading --json and one reading $? never disagree: a job with failed batches once
+        # said "exit_code": 0 and exited 1.
+        if self.failures:
+            self.exit_code = FAILED_EXIT_CODE
+        return self
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+class LLMFigures(BaseModel):
+    """What an LLM was asked and what it cost (pipeline/llm/client.py's ``Usage``)."""
+
+    requests: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+def failures_of(pairs: list[tuple[str, str]]) -> list[Failure]:
+    """(reason, fix) pairs as typed failures."""
+    return [Failure(reason=reason, fix=fix) for reason, fix in pairs]
