@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pipeline.commands.common import (
     add_backend_argument,
@@ -93,23 +93,12 @@ def options_of(args: argparse.Namespace) -> AuditOptions:
     return AuditOptions.model_validate({name: getattr(args, name) for name in AuditOptions.model_fields})
 
 
-def execute(args: argparse.Namespace) -> dict[str, Any]:
-    """The stage on the flags' options; its summary as ``--json`` prints it, and without ``--json`` the
-    text and the terminal's table besides."""
-    summary = STAGE(options_of(args))
-    data: dict[str, Any] = summary.model_dump(mode="json")
-    if not getattr(args, "json", False):  # for CI: counts and scores only, no rendered table
-        data["_text"] = render(summary)
-        data["_screen"] = screen(summary)
-    return data
-
-
-def render(summary: AuditSummary) -> str:
+def render(summary: AuditSummary, options: AuditOptions | None = None) -> str:
     """Each label once (its best class over profiles), per subset and language; the causes; the runs."""
     return "\n".join([*render_table(summary), *render_notes(summary), runs_line(summary)])
 
 
-def screen(summary: AuditSummary) -> list[str | Table]:
+def screen(summary: AuditSummary, options: AuditOptions | None = None) -> list[str | Table]:
     """``render``'s figures as a table for a terminal, the notes under it."""
     notes = [*render_notes(summary), *runs_line(summary).splitlines()]
     return [Table(HEADLINE_COLUMNS, headline_cells(summary), figures=range(1, 8), notes=notes)]
