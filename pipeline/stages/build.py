@@ -227,17 +227,8 @@ def llm_of(options: BuildOptions) -> tuple[LLMSettings, Budget]:
     """(the endpoint's settings, the run's budget), from the options over SURGE_LLM_*; half an endpoint
     (a URL and no model, or the reverse) is refused rather than silently answered from recordings."""
     from pipeline.llm.budget import Budget, parse_budget, require_prices
-    from pipeline.llm.settings import LLMSettings
 
-    settings = LLMSettings.from_env(
-        base_url=options.llm_base_url,
-        model=options.llm_model,
-        api_key=options.llm_api_key,
-        concurrency=options.llm_concurrency,
-        cache_dir=options.llm_cache,
-        price_prompt_per_1k=options.price_prompt_per_1k,
-        price_completion_per_1k=options.price_completion_per_1k,
-    )
+    settings = options.llm_settings()
     if bool(settings.base_url) != bool(settings.model):
         missing = (
             "--model (or SURGE_LLM_MODEL)" if settings.base_url else "--llm-base-url (or SURGE_LLM_BASE_URL)"

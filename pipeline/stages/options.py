@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from pipeline.llm.settings import LLMSettings
 from pipeline.records import PhaseLimits
 from pipeline.stages.limits import (
     DEFAULT_REVIEW_DB,
@@ -110,6 +111,18 @@ class EndpointOptions(Options):
     price_completion_per_1k: float | None = Field(
         default=None, ge=0, le=MAX_PRICE_USD, description="USD per 1k completion tokens"
     )
+
+    def llm_settings(self) -> LLMSettings:
+        """The endpoint these options name, each unset field from its SURGE_LLM_* variable."""
+        return LLMSettings.from_env(
+            base_url=self.llm_base_url,
+            model=self.llm_model,
+            api_key=self.llm_api_key,
+            concurrency=self.llm_concurrency,
+            cache_dir=self.llm_cache,
+            price_prompt_per_1k=self.price_prompt_per_1k,
+            price_completion_per_1k=self.price_completion_per_1k,
+        )
 
 
 class BuildOptions(SandboxOptions, EndpointOptions):

@@ -28,20 +28,11 @@ class RefactorSummary(StageResult):
 def refactor(options: RefactorOptions, *, observer: Observer | None = None) -> RefactorSummary:
     """Turn source items into runnable programs with an LLM, queued for review (`surge refactor`)."""
     from flows.engine import using_engine
-    from pipeline.llm import LLMSettings
     from pipeline.refactor.items import load_items
     from pipeline.refactor.methods import method_for
     from pipeline.review.queue import ReviewQueue
 
-    settings = LLMSettings.from_env(
-        base_url=options.llm_base_url,
-        model=options.llm_model,
-        api_key=options.llm_api_key,
-        concurrency=options.llm_concurrency,
-        cache_dir=options.llm_cache,
-        price_prompt_per_1k=options.price_prompt_per_1k,
-        price_completion_per_1k=options.price_completion_per_1k,
-    )
+    settings = options.llm_settings()
     settings.require_endpoint()
     items, bad_lines = load_items(options.items)
     if options.source:
