@@ -159,6 +159,11 @@ class AuditSummary(AuditFigures, AuditRuns):
 
     errata: str | None = None
 
+    @property
+    def ok(self) -> bool:
+        """Nothing of ours failed (every stage's result says so the same way)."""
+        return not self.failures
+
     @classmethod
     def of(cls, figures: AuditFigures, runs: AuditRuns) -> AuditSummary:
         return cls.model_validate({**dict(figures), **dict(runs)})
