@@ -11,7 +11,7 @@ language. Patterns are regular expressions searched with MULTILINE.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.subsets.checks import CheckConvention
 from surge_cruxeval.x.locate import Lexicon, Locator
@@ -45,6 +45,18 @@ def _failed(
     return CheckConvention(failed=patterns, missing=missing, error_is_failure=errors)
 
 
+# JavaScript's programs and TypeScript's (compiled by tsc, run by node) check with node's assert alike.
+NODE_ASSERT = Harness(
+    stem="js",
+    language="javascript",
+    runs_as="javascript",
+    marker=r"^\s*function\s+f\s*\(",
+    locator=Locator(anchor=r"\bassert\.deepEqual\(", arg=1),
+    lexicon=Lexicon(quotes="'\"`"),
+    convention=_failed(r"^AssertionError\b"),
+    empties=((r"\[\s*\]", "[0]"), (r"\{\s*\}", '{"!": 0}')),
+)
+
 HARNESSES = {
     harness.stem: harness
     for harness in (
@@ -58,26 +70,8 @@ HARNESSES = {
             convention=_failed(r"^AssertionError\b"),
             empties=((r"\[\s*\]", "[0]"), (r"\{\s*\}", "{0: 0}"), (r"\(\s*\)", "(0,)")),
         ),
-        Harness(
-            stem="js",
-            language="javascript",
-            runs_as="javascript",
-            marker=r"^\s*function\s+f\s*\(",
-            locator=Locator(anchor=r"\bassert\.deepEqual\(", arg=1),
-            lexicon=Lexicon(quotes="'\"`"),
-            convention=_failed(r"^AssertionError\b"),
-            empties=((r"\[\s*\]", "[0]"), (r"\{\s*\}", '{"!": 0}')),
-        ),
-        Harness(
-            stem="ts",
-            language="typescript",
-            runs_as="typescript",
-            marker=r"^\s*function\s+f\s*\(",
-            locator=Locator(anchor=r"\bassert\.deepEqual\(", arg=1),
-            lexicon=Lexicon(quotes="'\"`"),
-            convention=_failed(r"^AssertionError\b"),
-            empties=((r"\[\s*\]", "[0]"), (r"\{\s*\}", '{"!": 0}')),
-        ),
+        NODE_ASSERT,
+        replace(NODE_ASSERT, stem="ts", language="typescript", runs_as="typescript"),
         Harness(
             stem="java",
             language="java",
