@@ -24,6 +24,7 @@ from pipeline.subsets import SUBSET_NAMES
 if TYPE_CHECKING:  # the stage is imported when the command runs: building the parser stays light
     from pipeline.audit.figures import AuditFigures, HeadlineRow
     from pipeline.stages.audit import AuditOptions, AuditSummary
+    from pipeline.stages.observe import Observer
 
 HELP = (
     "re-execute a released SURGE dataset, score every label with SURGE's metric and explain each disagreement"
@@ -79,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def STAGE(options: AuditOptions, *, observer: object | None = None) -> AuditSummary:  # noqa: N802
+def STAGE(options: AuditOptions, *, observer: Observer | None = None) -> AuditSummary:  # noqa: N802
     """The stage this command calls (pipeline/stages/audit.py)."""
     from pipeline.stages.audit import audit
 

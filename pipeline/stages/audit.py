@@ -16,12 +16,13 @@ from collections.abc import Mapping
 from pipeline.audit.stage import Executor, run_audit
 from pipeline.audit.summary import AuditOptions, AuditSummary, Executed
 from pipeline.records import RunRequest
+from pipeline.stages.observe import Observer
 from pipeline.store import Store
 
 __all__ = ["AuditOptions", "AuditSummary", "audit", "engine_executor"]
 
 
-def audit(options: AuditOptions, *, observer: object | None = None) -> AuditSummary:
+def audit(options: AuditOptions, *, observer: Observer | None = None) -> AuditSummary:
     """Re-execute the dataset the options name and classify every label; the rows go to the store's audit
     table, the HTML report (and the errata, if asked) are written. ``observer`` is accepted for the
     stages' common signature; the audit tells it nothing yet (its progress is the flow's bar)."""
