@@ -188,14 +188,6 @@ class Program(Frozen):
         default_factory=dict, description="where it came from (subset, index, item id); not part of the id"
     )
 
-    @field_validator("language")
-    @classmethod
-    def _registered(cls, language: Language) -> Language:
-        # Lazy: the registry's specs import this module (sandboxes.languages is core, docs/architecture.md).
-        from sandboxes.languages import registered
-
-        return registered(language)
-
     @model_validator(mode="after")
     def _runnable_text(self) -> Self:
         """Every text has a UTF-8 form (ids, files and Parquet need one), and nothing passed through exec
@@ -248,11 +240,11 @@ class Program(Frozen):
 
     @classmethod
     def single(cls, language: Language | str, source: str, filename: str | None = None, **kw: Any) -> Program:
-        """A one-file program; the file name defaults to the language spec's (chosen by the sandbox)."""
-        from sandboxes.languages import parse_language  # lazy, as in _registered
-
-        lang = language if isinstance(language, Language) else parse_language(language)
-        return cls(language=lang, files=(ProgramFile(path=filename or "main", content=source),), **kw)
+        """A one-file program in ``language`` (its registry name: an upstream spelling such as "c++" goes
+        through ``sandboxes.languages.parse_language`` first); the file name defaults to the language
+        spec's (chosen by the sandbox)."""
+        files = (ProgramFile(path=filename or "main", content=source),)
+        return cls(language=Language(language), files=files, **kw)
 
 
 _DR_KEY = re.compile(r"^(?P<compiler>g\+\+|clang\+\+)-C\+\+(?P<std>\d\d)--(?P<opt>O[0-3s])$")
@@ -672,16 +664,6 @@ class RunRequest(Frozen):
         description="identity of the tools the run uses, as its backend reads it (host tool versions, "
         "an image id); filled by sandboxes.identity at planning time",
     )
-
-    @model_validator(mode="after")
-    def _setting_fits_the_language(self) -> Self:
-        """Nothing runs under a setting its language's toolchain cannot take (g++ on a Python file):
-        the refusal comes from the language's spec, before any sandbox starts."""
-        from sandboxes.languages import program_setting_refusal  # lazy, as in Program._registered
-
-        if refusal := program_setting_refusal(self.program, self.setting):
-            raise ValueError(refusal)
-        return self
 
     @property
     def answers(self) -> str:

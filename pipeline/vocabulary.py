@@ -1,8 +1,8 @@
 """The words records and sandboxes share, below both: a language's name and the default backend's name.
 
-Records validate programs against the language registry (sandboxes/languages), and the registry's specs
-are written in these words; keeping the words here, under both, is what lets neither import the other's
-module at its top (tests/architecture/test_no_import_cycles.py).
+Records are written in these words and the language registry's specs (sandboxes/languages) too; keeping
+the words here, under both, is what lets neither import the other (tests/architecture/
+test_no_import_cycles.py). Which languages may run is the registry's to say, where programs enter.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ DEFAULT_BACKEND = "bwrap"  # the local sandbox: this machine's toolchains under 
 class Language(str):
     """A sandbox language: an open string type, so a new language is one spec in ``sandboxes/languages/``
     plus one registry line, with no edit here. Which languages exist is the registry's to say
-    (``sandboxes.languages.parse_language``, ``spec_for``); a Program is checked against it.
+    (``sandboxes.languages.parse_language``, ``program_setting_refusal``), where programs enter and
+    before a sandbox runs them; a Program of an unregistered language is a valid record nothing runs.
 
     The constants below are the languages the pipeline names in code. Instances are interned, so
     ``Language("cpp") is Language.CPP`` holds as it did for the enum this replaces; pydantic fields typed

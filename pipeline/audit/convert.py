@@ -16,6 +16,7 @@ from pipeline.programs import describe_error
 from pipeline.records import QuarantinedRecord
 from pipeline.subsets import REGISTRY, load_release
 from pipeline.subsets import Unrunnable as UnrunnableRecord
+from sandboxes.languages import program_setting_refusal
 from sources.surge_release import ReleasedRecord
 
 Outcome = Conversion | Unrunnable | Refusal
@@ -48,7 +49,7 @@ def convert(record: ReleasedRecord) -> Outcome:
         reason = f"unknown subset {record.subset!r} (known: {', '.join(REGISTRY)})"
         return Refusal(subset=record.subset, location=record.location, reason=reason, record=record)
     try:
-        return Conversion(record=record, plan=spec.to_program(record))
+        conversion = Conversion(record=record, plan=spec.to_program(record))
     except UnrunnableRecord as error:
         language = record.language.value if record.language else "unknown"
         return Unrunnable(
@@ -57,6 +58,9 @@ def convert(record: ReleasedRecord) -> Outcome:
     except ValueError as error:  # pydantic's ValidationError too: its first error, on one line
         reason = describe_error(error)
         return Refusal(subset=record.subset, location=record.location, reason=reason, record=record)
+    if refusal := program_setting_refusal(conversion.program, conversion.setting):
+        return Refusal(subset=record.subset, location=record.location, reason=refusal, record=record)
+    return conversion
 
 
 def convert_all(

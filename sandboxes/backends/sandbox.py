@@ -13,7 +13,7 @@ from types import TracebackType
 
 from pipeline.records import RunRequest, RunResult
 from sandboxes.backends.base import Backend, Closeable
-from sandboxes.languages import spec_for
+from sandboxes.languages import refuse_unrunnable, spec_for
 from sandboxes.languages.base import Checker
 
 
@@ -25,7 +25,9 @@ class Sandbox:
 
     def run_batch(self, requests: Sequence[RunRequest]) -> Iterator[RunResult]:
         """Each request's result, in request order. Each destination runs its requests as one batch,
-        read as the results are consumed (a backend may run the next while one is read)."""
+        read as the results are consumed (a backend may run the next while one is read). A request no
+        toolchain may run (``refuse_unrunnable``) stops the batch before anything starts."""
+        refuse_unrunnable(requests)
         checkers = [spec_for(request.program.language).checker for request in requests]
         if not any(checkers):
             yield from self.backend.run_batch(requests)

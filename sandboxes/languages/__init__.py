@@ -9,6 +9,7 @@ registered later (a test's throwaway one) is seen everywhere.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pipeline.errors import ConfigurationError
@@ -39,8 +40,8 @@ from sandboxes.languages import (
 )
 from sandboxes.languages.base import WORKDIR, AcceptedSettings, LanguageSpec, tool_family
 
-if TYPE_CHECKING:  # the record types are annotations here: records read this registry
-    from pipeline.records import ExecutionSetting, Program
+if TYPE_CHECKING:  # the record types are annotations here: the registry needs none of them to load
+    from pipeline.records import ExecutionSetting, Program, RunRequest
 
 REGISTRY: dict[Language, LanguageSpec] = {
     spec.language: spec
@@ -82,7 +83,7 @@ __all__ = [
     "language_aliases",
     "parse_language",
     "program_setting_refusal",
-    "registered",
+    "refuse_unrunnable",
     "setting_refusal",
     "setup_packages",
     "spec_for",
@@ -99,24 +100,33 @@ def spec_for(language: Language | str) -> LanguageSpec:
         ) from None
 
 
-def registered(language: Language | str) -> Language:
-    """The language if it has a spec, else ValueError naming the choices (pydantic's validators need it)."""
-    if Language(language) not in REGISTRY:
-        raise ValueError(f"unknown language {str(language)!r} (known: {_known()})")
-    return Language(language)
-
-
 def setting_refusal(language: Language | str, setting: ExecutionSetting) -> str | None:
     """Why `language`'s toolchain cannot take `setting` (its spec's ``settings`` say), or None."""
     return spec_for(language).setting_refusal(setting)
 
 
 def program_setting_refusal(program: Program, setting: ExecutionSetting) -> str | None:
-    """Why `setting` cannot apply to `program`, or None: its language's toolchain cannot take it, or the
-    program builds itself with its run_instruction, which no setting reaches."""
+    """Why `program` cannot run under `setting`, or None: its language has no spec, its language's
+    toolchain cannot take the setting, or the program builds itself with its run_instruction, which no
+    setting reaches.
+
+    A record is an open description (a Program of any language string validates), so this is asked
+    where programs enter (a programs file's lines, a release's records) and again by the sandbox before a
+    batch starts (``refuse_unrunnable``): nothing runs under a setting its toolchain cannot take, where
+    g++ on a Python file would be recorded as the program's compile error."""
+    if Language(program.language) not in REGISTRY:
+        return f"unknown language {str(program.language)!r} (known: {_known()})"
     if program.run_instruction and setting != type(setting)():  # any setting but the default
         return "the program is built by its own run_instruction, which no setting reaches"
     return setting_refusal(program.language, setting)
+
+
+def refuse_unrunnable(requests: Iterable[RunRequest]) -> None:
+    """ValueError naming the first request no sandbox may run (``program_setting_refusal``): the caller
+    built it past the checks where programs enter, and none of the batch has run."""
+    for request in requests:
+        if refusal := program_setting_refusal(request.program, request.setting):
+            raise ValueError(f"run {request.run_id} refused before the batch started: {refusal}")
 
 
 def language_aliases() -> dict[str, Language]:

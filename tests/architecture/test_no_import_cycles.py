@@ -19,8 +19,6 @@ from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from tests.architecture.test_layers import ROOT
 
 PACKAGES = ("pipeline", "sandboxes", "sources", "flows", "surge")
@@ -191,20 +189,8 @@ def cycles(graph: Graph) -> list[str]:
     ]
 
 
-# Strict: the day the last tangle goes, this mark fails the run and must be deleted, with the test below
-# it. One tangle is left: a Program checks its language against the registry (sandboxes.languages, read
-# lazily by pipeline.records' validators), and importing any sandboxes module runs sandboxes/__init__.py,
-# whose open_backend reaches the batch dispatcher, which reads the records. The language specs themselves
-# no longer import the records at run time (pipeline/vocabulary.py holds the words both share).
-@pytest.mark.xfail(strict=True, reason="one tangle remains: pipeline.records <-> sandboxes (package init)")
 def test_no_module_imports_itself_back() -> None:
     assert cycles(import_graph()) == []
-
-
-def test_while_that_tangle_stands_no_other_loop_comes_in() -> None:
-    """The xfail above would hide a new loop; this does not: every loop found runs through the records'
-    lazy reading of the language registry."""
-    assert all(loop.startswith("pipeline.records -> sandboxes ->") for loop in cycles(import_graph()))
 
 
 def _package(root: Path, files: dict[str, str]) -> Path:

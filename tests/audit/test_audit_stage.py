@@ -97,9 +97,7 @@ def test_an_option_out_of_range_is_refused_before_any_work() -> None:
         AuditOptions(dataset=Path("d"), repeat=3)  # type: ignore[call-arg]
 
 
-def test_the_python_api_returns_the_stages_summary(
-    fake: FakeBackend, samples: Path, tmp_path: Path
-) -> None:
+def test_the_python_api_returns_the_stages_summary(fake: FakeBackend, samples: Path, tmp_path: Path) -> None:
     from pipeline import api
 
     summary = api.audit(dataset=samples / "surge-released" / "cl.json", store=tmp_path, limit=2)

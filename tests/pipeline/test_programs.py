@@ -18,6 +18,7 @@ from pipeline.records import (
     QuarantinedRecord,
     RunRequest,
 )
+from sandboxes.languages import program_setting_refusal
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "programs.jsonl"
 
@@ -166,13 +167,15 @@ def test_a_command_line_setting_reaches_only_the_programs_that_take_it() -> None
 
 
 def test_a_run_request_never_pairs_a_program_with_another_languages_compiler() -> None:
-    program = Program.single("python", "print(1)")
-    with pytest.raises(ValidationError, match="Python cannot be built by 'g\\+\\+'"):
-        RunRequest(
-            program=program,
-            setting=ExecutionSetting.from_surge_key("g++-C++14--O2"),
-            profile=EnvironmentProfile(name="a"),
-        )
+    """The request is a record and validates; the registry refuses it (here, where a programs file's
+    lines enter, and in the sandbox before a batch starts: tests/sandboxes/test_refusals.py)."""
+    request = RunRequest(
+        program=Program.single("python", "print(1)"),
+        setting=ExecutionSetting.from_surge_key("g++-C++14--O2"),
+        profile=EnvironmentProfile(name="a"),
+    )
+    refusal = program_setting_refusal(request.program, request.setting)
+    assert refusal is not None and refusal.startswith("Python cannot be built by 'g++'")
 
 
 # -- a program line names only files it may ------------------------------------------------------

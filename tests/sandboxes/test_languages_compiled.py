@@ -112,12 +112,14 @@ def test_typescript_targets_esnext_and_a_type_error_is_a_compile_error(backend: 
         "  return [Object.entries({a: 1}).length, xs.includes('b')];\n}\n"
         "assert.deepEqual(f(['a', 'b']), [1, true]);\nconsole.log(f(['b']));\n"
     )
-    result = run_one(backend, Program.single("ts", source))
+    result = run_one(backend, Program.single("typescript", source))
     assert result.verdict is Verdict.OK, (result.compile, result.run)
     assert result.run.stdout == "[ 1, true ]\n" and result.run.command == ("node", "/app/test.js")
-    es5 = run_one(backend, Program.single("ts", source), setting=ExecutionSetting(standard="es5"))
+    es5 = run_one(backend, Program.single("typescript", source), setting=ExecutionSetting(standard="es5"))
     assert es5.verdict is Verdict.COMPILE_ERROR and "'includes' does not exist" in es5.compile.stdout
-    typo = Program.single("ts", "const n: number = 'text';\n", protocol=LabelProtocol.COMPILE_THEN_RUN)
+    typo = Program.single(
+        "typescript", "const n: number = 'text';\n", protocol=LabelProtocol.COMPILE_THEN_RUN
+    )
     typed = run_one(backend, typo)
     assert typed.verdict is Verdict.COMPILE_ERROR and "TS2322" in typed.label
 

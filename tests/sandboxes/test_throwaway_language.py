@@ -17,11 +17,18 @@ import pytest
 
 from pipeline import leakage
 from pipeline.commands.doctor import language_table
-from pipeline.records import Language, Program, SourceItem, Verdict
+from pipeline.records import ExecutionSetting, Language, Program, SourceItem, Verdict
 from pipeline.refactor.extract import extract_code
 from pipeline.refactor.methods import METHODS, file_name
 from sandboxes import languages
-from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT, LanguageSpec, manifest, parse_language
+from sandboxes.languages import (
+    REGISTRY,
+    SELF_TEST_OUTPUT,
+    LanguageSpec,
+    manifest,
+    parse_language,
+    program_setting_refusal,
+)
 from sandboxes.profiles import get_profile
 from tests.sandboxes.conftest import request
 
@@ -80,13 +87,14 @@ def toysh(spec_dir: Path) -> Iterator[LanguageSpec]:
 
 def test_aliases_parse_and_programs_validate_only_while_registered(toysh: LanguageSpec) -> None:
     assert parse_language("Toy-Shell") is Language(TOY) and parse_language(" tsh ") == TOY
-    assert Program.single("tsh", "echo hi").language == TOY
+    program = Program.single(parse_language("tsh"), "echo hi")
+    assert program.language == TOY and program_setting_refusal(program, ExecutionSetting()) is None
     del REGISTRY[toysh.language]
     try:
         with pytest.raises(ValueError, match="unknown language 'tsh'"):
             parse_language("tsh")
-        with pytest.raises(ValueError, match="unknown language 'toysh'"):
-            Program.single(Language(TOY), "echo hi")
+        refusal = program_setting_refusal(program, ExecutionSetting())
+        assert refusal is not None and refusal.startswith("unknown language 'toysh'")
     finally:
         REGISTRY[toysh.language] = toysh
 
@@ -100,7 +108,7 @@ def test_it_runs_under_bwrap(toysh: LanguageSpec, tmp_path: Path, monkeypatch: p
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
     programs = [
         Program.single(TOY, toysh.self_test),
-        Program.single("tsh", 'read name\necho "hello $name, $#"\n', argv=("a b", "c"), stdin="you\n"),
+        Program.single(TOY, 'read name\necho "hello $name, $#"\n', argv=("a b", "c"), stdin="you\n"),
     ]
     with open_backend("bwrap") as backend:
         results = list(backend.run_batch([request(p) for p in programs]))
