@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from pipeline.audit.summary import AuditOptions, AuditSummary
+from pipeline.stage_results import Failure, StageResult
 from pipeline.stages import build as build_stage
 from pipeline.stages import export as export_stage
 from pipeline.stages import predict as predict_stage
@@ -53,17 +54,17 @@ from pipeline.stages.options import (
 from pipeline.stages.predict import PredictSummary
 from pipeline.stages.pull import PullSummary
 from pipeline.stages.refactor import RefactorSummary
-from pipeline.stages.results import Failure, StageResult
 from pipeline.stages.review import ReviewResult
 from pipeline.stages.run import RunSummary
 from pipeline.stages.score import ScoreSummary
 from pipeline.stages.show import ShowResult
 from pipeline.stages.stats import StatsSummary
 
-# The audit's options and summary are its own frozen models (pipeline/audit/summary.py), not yet these
-# bases: the API's plumbing asks only for pydantic models.
+# Every result is a StageResult (the audit's too: pipeline/audit/summary.py builds on the core base). The
+# audit's options are frozen records of the audit's own package, which sits below pipeline/stages/options.py,
+# so the options are asked only to be pydantic models.
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
-ResultT = TypeVar("ResultT", bound=BaseModel)
+ResultT = TypeVar("ResultT", bound=StageResult)
 
 # stage -> its options: what a notebook, a test or the CLI can ask of each stage
 OPTIONS: dict[str, type[BaseModel]] = {

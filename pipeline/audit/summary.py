@@ -11,21 +11,22 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pipeline.audit.figures import AuditFigures
 from pipeline.audit.plan import LimitPolicy
+from pipeline.bounds import (
+    DEFAULT_STORE,
+    MAX_BATCH_SIZE,
+    MAX_COUNT,
+    MAX_LIMIT_S,
+    MAX_MEMORY_MIB,
+    MAX_OUTPUT_BYTES,
+    MAX_REPEATS,
+    MAX_TIME_MARGIN,
+    MAX_WORKERS,
+)
 from pipeline.records import Frozen, Limits, PhaseLimits
+from pipeline.stage_results import Failure, StageResult
 from sandboxes.backends.registry import DEFAULT_BACKEND, OLD_NAMES
 
 RUN_LIMITS = PhaseLimits()
-DEFAULT_STORE = Path(".surge/store")
-# The ranges `surge audit`'s flags accept (pipeline/commands/common.py; a test keeps the two equal): a
-# caller of the library is refused what the command line refuses, before any work.
-MAX_LIMIT_S = 86_400.0  # one day of CPU or wall time per phase
-MAX_MEMORY_MIB = 1 << 20  # 1 TiB
-MAX_OUTPUT_BYTES = 1 << 30  # 1 GiB kept per stream
-MAX_REPEATS = 100
-MAX_WORKERS = 256
-MAX_BATCH_SIZE = 1_000
-MAX_COUNT = 10_000_000
-MAX_TIME_MARGIN = 100.0
 
 
 class Batching(Frozen):
@@ -91,13 +92,6 @@ class AuditOptions(Frozen):
         return Batching(batch_size=self.batch_size, workers=self.workers, dask_address=self.dask_address)
 
 
-class Failure(Frozen):
-    """Something of ours that failed during the work (a batch, the sandbox), and how to fix it."""
-
-    reason: str
-    fix: str = ""
-
-
 class Executed(BaseModel):
     """What one call of the engine did: the requests planned, those the store held, the rows written and
     what of ours failed. Read from the engine's counts, whose other keys are not the audit's."""
@@ -153,16 +147,12 @@ class AuditRuns(Frozen):
     audit_table: str
 
 
-class AuditSummary(AuditFigures, AuditRuns):
+class AuditSummary(StageResult, AuditFigures, AuditRuns):
     """Per subset and in total, each label counted once by its best class over profiles (the figures);
-    the runs the plan made and saved; where the report, the table and the errata went."""
+    the runs the plan made and saved; where the report, the table and the errata went. A stage's result
+    like every other: its failures of ours decide its exit code."""
 
     errata: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """Nothing of ours failed (every stage's result says so the same way)."""
-        return not self.failures
 
     @classmethod
     def of(cls, figures: AuditFigures, runs: AuditRuns) -> AuditSummary:

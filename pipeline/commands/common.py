@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pipeline.batches import LARGEST_BATCH, SMALLEST_BATCH
-from pipeline.records import Limits, PhaseLimits, RunRequest
-from pipeline.stages.limits import (
+from pipeline.bounds import (
     DEFAULT_STORE,
     MAX_BATCH_SIZE,
     MAX_COUNT,
@@ -25,6 +24,7 @@ from pipeline.stages.limits import (
     MAX_TIME_MARGIN,
     MAX_WORKERS,
 )
+from pipeline.records import Limits, PhaseLimits, RunRequest
 from pipeline.stages.options import Options
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 OptionsT = TypeVar("OptionsT", bound=Options)
 
-# The documented range of every numeric flag is the stage's (pipeline/stages/limits.py): a number outside
+# The documented range of every numeric flag is the stage's (pipeline/bounds.py): a number outside
 # is refused while the flags are parsed (exit 2, one line naming the flag and the range).
 TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_.~-]{16,256}$")  # URL-safe: it travels in ?token=
 

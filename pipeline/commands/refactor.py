@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from pipeline.bounds import MAX_ROUNDS
 from pipeline.commands.common import (
     add_backend_argument,
     add_endpoint_arguments,
@@ -13,7 +14,7 @@ from pipeline.commands.common import (
     bounded_int,
     positive_int,
 )
-from pipeline.stages.limits import DEFAULT_REVIEW_DB, MAX_ROUNDS
+from pipeline.review import DEFAULT_REVIEW_DB
 from pipeline.stages.options import RefactorOptions
 from pipeline.stages.refactor import RefactorSummary, refactor
 

@@ -13,7 +13,7 @@ from pipeline.commands.common import (
     options_from,
     port_number,
 )
-from pipeline.stages.limits import DEFAULT_REVIEW_DB
+from pipeline.review import DEFAULT_REVIEW_DB
 from pipeline.stages.observe import Observer, StageEvent
 from pipeline.stages.options import DEFAULT_REVIEW_PORT, ReviewOptions
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from pipeline.bounds import MAX_NAMED_RUNS
 from pipeline.commands.common import add_store_argument, bounded_int, old_rule_note
 from pipeline.commands.display import Table
-from pipeline.stages.limits import MAX_NAMED_RUNS
 from pipeline.stages.options import StatsOptions
 from pipeline.stages.stats import NestedCounts, NondeterministicRun, StatsSummary, stats
 from pipeline.store import old_run_id_rule_rows

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.errors import ConfigurationError
 from pipeline.records import Limits, PhaseLimits, RunRequest
-from pipeline.stages.results import Failure, failures_of
+from pipeline.stage_results import Failure, failures_of
 
 if TYPE_CHECKING:
     from flows.naming import JobLabel

@@ -18,9 +18,9 @@ from pipeline.build import failures
 from pipeline.build.failures import Ours
 from pipeline.build.spread import mix_text, parse_mix
 from pipeline.errors import ConfigurationError
+from pipeline.stage_results import Failure, LLMFigures, StageResult
 from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import BuildOptions
-from pipeline.stages.results import Failure, LLMFigures, StageResult
 from pipeline.subsets import REGISTRY, RELEASED
 from pipeline.subsets.base import ConstructionMethod, SubsetSpec
 

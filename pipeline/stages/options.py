@@ -13,10 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from pipeline.llm.settings import LLMSettings
-from pipeline.records import PhaseLimits
-from pipeline.stages.limits import (
-    DEFAULT_REVIEW_DB,
+from pipeline.bounds import (
     DEFAULT_STORE,
     MAX_BATCH_SIZE,
     MAX_COUNT,
@@ -31,6 +28,9 @@ from pipeline.stages.limits import (
     MAX_SEED,
     MAX_WORKERS,
 )
+from pipeline.llm.settings import LLMSettings
+from pipeline.records import PhaseLimits
+from pipeline.review import DEFAULT_REVIEW_DB
 from pipeline.vocabulary import DEFAULT_BACKEND
 from sandboxes.backends.registry import OLD_NAMES
 from sources.base import DEFAULT_CACHE

@@ -10,9 +10,9 @@ from pipeline.llm.budget import Budget, parse_budget, require_prices
 from pipeline.scoring.predict import finished_ids
 from pipeline.scoring.predict import predict as predict_records
 from pipeline.scoring.predictions import read_dataset
+from pipeline.stage_results import Failure, StageResult
 from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import PredictOptions
-from pipeline.stages.results import Failure, StageResult
 from sources.surge_release import ReleasedRecord
 
 BUDGET_EXIT_CODE = 3  # "done, but" the budget stopped it

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from pipeline.errors import ConfigurationError
+from pipeline.stage_results import Failure, StageResult
 from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import PullOptions
-from pipeline.stages.results import Failure, StageResult
 
 
 class QuarantinedLine(BaseModel):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from pipeline.stage_results import Failure, LLMFigures, StageResult
 from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import RefactorOptions
-from pipeline.stages.results import Failure, LLMFigures, StageResult
 
 
 class RefactorSummary(StageResult):

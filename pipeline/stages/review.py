@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.errors import ConfigurationError, InputError
+from pipeline.review import DEFAULT_REVIEW_DB
 from pipeline.review.queue import Entry, ReviewQueue
-from pipeline.stages.limits import DEFAULT_REVIEW_DB
+from pipeline.stage_results import StageResult
 from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import ReviewOptions
-from pipeline.stages.results import StageResult
 
 OLD_DEFAULT_DB = Path(".surge/review.db")  # the default before it became the default store's queue
 TOKEN_BYTES = 24  # 192 random bits, 32 URL-safe characters

@@ -14,10 +14,10 @@ from pipeline.programs import (
     with_default_setting,
 )
 from pipeline.records import ExecutionSetting, QuarantinedRecord
+from pipeline.stage_results import StageResult
 from pipeline.stages.batches import Batching, JobCounts, execute_requests, run_limits
 from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import RunOptions
-from pipeline.stages.results import StageResult
 from pipeline.store import Store
 
 BAD_INPUT_EXIT_CODE = 3  # `--strict`: "done, but" some lines were bad

@@ -17,9 +17,9 @@ from pipeline.scoring.predictions import (
     read_predictions,
     score_records,
 )
+from pipeline.stage_results import StageResult
 from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import ScoreOptions
-from pipeline.stages.results import StageResult
 
 
 class Coverage(BaseModel):

@@ -8,9 +8,9 @@ from pydantic import ConfigDict
 
 from pipeline.errors import ConfigurationError
 from pipeline.records import RunResult
+from pipeline.stage_results import StageResult
 from pipeline.stages.observe import Observer
 from pipeline.stages.options import ShowOptions
-from pipeline.stages.results import StageResult
 from pipeline.store import Store
 
 # The most candidates an ambiguous prefix lists (the rest are counted): the refusal stays one line.

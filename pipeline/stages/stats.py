@@ -14,9 +14,9 @@ from pipeline.audit.rows import AuditRow
 from pipeline.build.records import outcome_table
 from pipeline.dataset import dataset_table
 from pipeline.parts import open_part
+from pipeline.stage_results import StageResult
 from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import StatsOptions
-from pipeline.stages.results import StageResult
 from pipeline.store import Store, part_files
 
 PERCENTILES = (0.5, 0.9, 0.99)

@@ -19,6 +19,8 @@ CORE, ADAPTERS, STAGES, FLOWS, API, CLI = 1, 2, 3, 4, 5, 6
 CORE_MODULES = {
     "pipeline.records",
     "pipeline.vocabulary",
+    "pipeline.bounds",
+    "pipeline.stage_results",
     "pipeline.schema",
     "pipeline.store",
     "pipeline.parts",

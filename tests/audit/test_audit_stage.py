@@ -11,10 +11,8 @@ import pytest
 import sandboxes
 from flows import engine as flows_engine
 from flows.engine import Engine
-from pipeline import cli
-from pipeline.audit import summary as stage_options
+from pipeline import bounds, cli
 from pipeline.audit.plan import LimitPolicy
-from pipeline.commands import common
 from pipeline.records import Limits, PhaseLimits
 from pipeline.stages.audit import AuditOptions, AuditSummary, audit
 from tests.audit.fakes import FakeBackend
@@ -80,19 +78,33 @@ def test_the_limit_flags_become_the_stages_policy() -> None:
 
 
 @pytest.mark.parametrize(
-    "name",
-    ["MAX_LIMIT_S", "MAX_MEMORY_MIB", "MAX_OUTPUT_BYTES", "MAX_REPEATS", "MAX_WORKERS", "MAX_BATCH_SIZE",
-     "MAX_COUNT", "MAX_TIME_MARGIN"],
-)  # fmt: skip
-def test_the_library_refuses_what_the_flags_refuse(name: str) -> None:
-    assert getattr(stage_options, name) == getattr(common, name)
+    ("field", "bound"),
+    [
+        ("cpu_s", bounds.MAX_LIMIT_S),
+        ("time_cap_s", bounds.MAX_LIMIT_S),
+        ("memory_mib", bounds.MAX_MEMORY_MIB),
+        ("output_bytes", bounds.MAX_OUTPUT_BYTES),
+        ("repeats", bounds.MAX_REPEATS),
+        ("workers", bounds.MAX_WORKERS),
+        ("batch_size", bounds.MAX_BATCH_SIZE),
+        ("limit", bounds.MAX_COUNT),
+        ("time_margin", bounds.MAX_TIME_MARGIN),
+    ],
+)
+def test_the_library_takes_what_the_flags_take_and_no_more(field: str, bound: float) -> None:
+    """The flags' ranges are pipeline/bounds.py's (pipeline/commands/common.py); so are the options'."""
+    from pydantic import ValidationError
+
+    assert getattr(AuditOptions(dataset=Path("d"), **{field: bound}), field) == bound
+    with pytest.raises(ValidationError, match=field):
+        AuditOptions(dataset=Path("d"), **{field: bound * 2})
 
 
 def test_an_option_out_of_range_is_refused_before_any_work() -> None:
     from pydantic import ValidationError
 
     with pytest.raises(ValidationError, match="cpu_s"):
-        AuditOptions(dataset=Path("d"), cpu_s=common.MAX_LIMIT_S * 2)
+        AuditOptions(dataset=Path("d"), cpu_s=bounds.MAX_LIMIT_S * 2)
     with pytest.raises(ValidationError, match="repeat"):
         AuditOptions(dataset=Path("d"), repeat=3)  # type: ignore[call-arg]
 

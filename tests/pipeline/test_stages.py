@@ -14,9 +14,9 @@ import pytest
 import surge
 from pipeline import api
 from pipeline.records import QuarantinedRecord
+from pipeline.stage_results import FAILED_EXIT_CODE, Failure, StageResult
 from pipeline.stages.observe import StageEvent
 from pipeline.stages.options import Options, StatsOptions
-from pipeline.stages.results import FAILED_EXIT_CODE, Failure, StageResult
 from pipeline.stages.stats import StatsSummary, stats
 from pipeline.store import Store
 

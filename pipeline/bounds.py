@@ -1,19 +1,16 @@
-"""The documented range of every number a stage takes, and the default places it reads and writes.
+"""The documented range of every number a stage takes, and the default store: one place, below the stages.
 
-A number outside its range is refused before any work: by the options models here, and by the CLI while
-it parses the flags (exit 2, one line naming the flag and the range), never carried into the work:
-`--wall-s 1e12` once overflowed a thread wait mid-batch, `--cpu-s inf` reached the sandbox as a limit it
-could not set.
+A number outside its range is refused before any work: by the options models (pipeline/stages/options.py,
+pipeline/audit/summary.py), and by the CLI while it parses the flags (exit 2, one line naming the flag and
+the range), never carried into the work: `--wall-s 1e12` once overflowed a thread wait mid-batch,
+`--cpu-s inf` reached the sandbox as a limit it could not set.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.review import queue_of
-
 DEFAULT_STORE = Path(".surge/store")
-DEFAULT_REVIEW_DB = queue_of(DEFAULT_STORE)  # where `surge build` leaves candidates for review by default
 
 MAX_LIMIT_S = 86_400.0  # one day of CPU or wall time per phase
 MAX_MEMORY_MIB = 1 << 20  # 1 TiB

@@ -1,8 +1,11 @@
 """What every stage returns: its data (what `surge CMD --json` prints), with the failures of ours and
 the exit code of the one rule (pipeline/errors.py: 1 when something of ours failed, else the stage's own).
-Nothing for display: the CLI renders a result (pipeline/commands/)."""
+Nothing for display: the CLI renders a result (pipeline/commands/). Core, below the stages, so that a
+stage's own package (pipeline/audit/summary.py) builds its result on the same base."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -22,13 +25,14 @@ class StageResult(BaseModel):
     failures: list[Failure] = Field(default_factory=list)
     exit_code: int = Field(default=0, description="the code `surge` exits with (1 when failures)")
 
-    @model_validator(mode="after")
-    def failures_decide_the_exit_code(self) -> StageResult:
+    @model_validator(mode="before")
+    @classmethod
+    def failures_decide_the_exit_code(cls, data: Any) -> Any:
         # A script reading --json and one reading $? never disagree: a job with failed batches once
-        # said "exit_code": 0 and exited 1.
-        if self.failures:
-            self.exit_code = FAILED_EXIT_CODE
-        return self
+        # said "exit_code": 0 and exited 1. Decided on the input, so a frozen result takes it too.
+        if isinstance(data, dict) and data.get("failures"):
+            return {**data, "exit_code": FAILED_EXIT_CODE}
+        return data
 
     @property
     def ok(self) -> bool:
