@@ -20,11 +20,12 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.engine import using_engine
 from flows.naming import job_tags, summary_markdown
-from flows.progress import Tallies, Tally
+from flows.progress import Tallies
 from flows.runtime import FailedWithSummary, publish_summary, summary_of, task_runner
 from pipeline.build import steps
 from pipeline.build.failures import Ours
 from pipeline.build.records import BuildConfig
+from pipeline.observe import Tally
 from pipeline.store import Store
 from pipeline.subsets import subset_spec
 
@@ -68,17 +69,17 @@ def write_dataset(store_root: str, config: BuildConfig, n: int, before: int | No
 def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]:
     # Items with an outcome (kept or dropped) of the items planned so far, and rows kept of the n asked:
     # the plan grows by a round while too few rows are kept, and the items' total grows with it.
-    bar = Tallies(f"build {config.subset}", [Tally("items", total=0), Tally("rows", total=n)])
-    with bar:
-        summary = build_rounds(store_root, config, n, bar)
-        bar.finish()  # also when the items ran out or a failure of ours stopped it short of n rows
+    progress = Tallies(f"build {config.subset}", [Tally(name="items", total=0), Tally(name="rows", total=n)])
+    with progress:
+        summary = build_rounds(store_root, config, n, progress)
+        progress.finish()  # also when the items ran out or a failure of ours stopped it short of n rows
     publish_build_summary(config, summary)
     if set(summary["ours"]) - {BUDGET_KEY}:  # a spent budget is "done, but", not a failed flow run
         raise BuildFailed(summary)  # the flow run ends Failed; the command reads the summary from it
     return summary
 
 
-def build_rounds(store_root: str, config: BuildConfig, n: int, bar: Tallies) -> dict[str, Any]:
+def build_rounds(store_root: str, config: BuildConfig, n: int, progress: Tallies) -> dict[str, Any]:
     """Plan and execute rounds until n rows are kept (or the items run out, or ours stop it); the summary."""
     store = Store(store_root)
     if subset_spec(config.subset).time_bins:  # the plan draws sizes from a calibration: part of the key
@@ -88,12 +89,12 @@ def build_rounds(store_root: str, config: BuildConfig, n: int, bar: Tallies) -> 
     first_undone: int | None = None
     ran_out = False
     decided, kept = steps.progress_counts(store, config.build_key)  # a rerun starts from what is stored
-    bar.set("items", done=decided, total=decided)
-    bar.set("rows", done=min(kept, n))
+    progress.set("items", done=decided, total=decided)
+    progress.set("rows", done=min(kept, n))
     while kept < n and planned < n * MAX_CANDIDATES_PER_ROW:
         count = steps.round_size(store, config, n, planned, n * MAX_CANDIDATES_PER_ROW)
         available = plan_round(store_root, config, planned, count, stop=planned + count)
-        bar.set("items", total=max(planned_items + available, bar["items"].done))
+        progress.set("items", total=max(planned_items + available, progress["items"].done))
         futures = [
             build_batch.submit(store_root, config, batch)
             for batch in steps.batches_of(config, planned, available)
@@ -101,8 +102,8 @@ def build_rounds(store_root: str, config: BuildConfig, n: int, bar: Tallies) -> 
         for future in futures:
             result = future.result()
             first_undone = _gather(result, ours, first_undone)
-            kept_now = min(result.get("kept_rows", 0), n - bar["rows"].done)
-            bar.count(items=result.get("kept", 0) + result.get("dropped", 0), rows=kept_now)
+            kept_now = min(result.get("kept_rows", 0), n - progress["rows"].done)
+            progress.count(items=result.get("kept", 0) + result.get("dropped", 0), rows=kept_now)
         planned, planned_items = planned + count, planned_items + available
         if first_undone is not None:  # ours, not the items': stop, so a rerun builds them in their place
             break

@@ -16,9 +16,10 @@ from prefect.futures import as_completed
 
 from flows.engine import using_engine
 from flows.naming import job_tags, named, summary_markdown
-from flows.progress import Tallies, Tally
+from flows.progress import Tallies
 from flows.runtime import FailedWithSummary, publish_summary, summary_of, task_runner
 from pipeline.errors import SurgeError
+from pipeline.observe import Tally
 from pipeline.store import Store
 from sources.git import PullOutcome, pull_source
 from sources.registry import get_source
@@ -68,14 +69,14 @@ def pull_sources(
     ended: dict[str, PullOutcome | SurgeError] = {}
     summary: dict[str, dict[str, Any]] = {}
     # Sources pulled of those named, and the items they held (no total: a source's size is known once read).
-    bar = Tallies("pull", [Tally("sources", total=len(names)), Tally("items")])
-    with bar:
+    progress = Tallies("pull", [Tally(name="sources", total=len(names)), Tally(name="items")])
+    with progress:
         for future in as_completed(list(futures)):
             ended[futures[future]] = outcome = pulled(future)
             if isinstance(outcome, SurgeError):
-                bar.lose("sources", 1)
+                progress.lose("sources", 1)
             else:
-                bar.count(sources=1, items=outcome.record.items)
+                progress.count(sources=1, items=outcome.record.items)
             # Stored in the order named, as soon as every source before has ended: the items table's
             # order stays the same whichever source a run finished first.
             for name in names[len(summary) :]:

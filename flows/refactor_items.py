@@ -20,9 +20,10 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 
 from flows.engine import using_engine
-from flows.progress import Tallies, Tally
+from flows.progress import Tallies
 from flows.runtime import task_runner
 from pipeline.llm import LLMClient, LLMSettings
+from pipeline.observe import Tally
 from pipeline.records import SourceItem, content_id
 from pipeline.refactor.outcome import Outcome
 from pipeline.review.queue import ReviewQueue
@@ -83,8 +84,8 @@ def refactor_items(
     rounds: Counter[int] = Counter()
     failed_batches: list[str] = []
     # Items refactored (a candidate or failed, each with its outcome) of the items asked, as batches end.
-    bar = Tallies("refactor", [Tally("items", total=count, lost_as="in failed batches")])
-    with LLMClient(settings) as client, bar:
+    progress = Tallies("refactor", [Tally(name="items", total=count, lost_as="in failed batches")])
+    with LLMClient(settings) as client, progress:
         futures = {
             refactor_batch.submit(
                 work, start, min(start + batch_size, count), client, backend, unsafe, max_rounds, method
@@ -97,13 +98,13 @@ def refactor_items(
             except Exception as error:
                 # A batch lost its sandbox: its items stay out of the queue, and a rerun retries them.
                 failed_batches.append(repr(error))
-                bar.lose("items", futures[future])
+                progress.lose("items", futures[future])
                 continue
             for outcome in outcomes:
                 queue.add_outcome(by_id[outcome.item_id], outcome)
                 statuses[outcome.status] += 1
                 rounds[len(outcome.rounds)] += 1
-            bar.count(items=len(outcomes))
+            progress.count(items=len(outcomes))
         usage = client.usage.as_dict()
     return {
         "candidates": statuses["candidate"],

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from pipeline.audit.summary import AuditOptions, AuditSummary
+from pipeline.observe import Observer, StageEvent
 from pipeline.stage_results import Failure, StageResult
 from pipeline.stages import build as build_stage
 from pipeline.stages import export as export_stage
@@ -38,7 +39,6 @@ from pipeline.stages import stats as stats_stage
 from pipeline.stages.audit import audit as audit_stage
 from pipeline.stages.build import BuildSummary
 from pipeline.stages.export import ExportSummary
-from pipeline.stages.observe import Observer, StageEvent
 from pipeline.stages.options import (
     BuildOptions,
     ExportOptions,

@@ -193,7 +193,11 @@ def execute(args: argparse.Namespace) -> Summary:
     options = module.options_of(args)
     # A command whose stage tells a person something (review serve: the page's address) has its own.
     observer = module.observer() if hasattr(module, "observer") else LiveObserver(sys.stderr)
-    result = module.STAGE(options, observer=observer)
+    try:
+        result = module.STAGE(options, observer=observer)
+    finally:
+        if isinstance(observer, LiveObserver):
+            observer.close()  # a live bar stops (its cursor back) whatever ended the stage
     summary: Summary = result.model_dump(mode="json")
     if not args.json:  # a script reading --json gets the data alone: nothing is rendered for it
         summary["_text"] = module.render(result, options)

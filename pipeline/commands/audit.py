@@ -23,8 +23,8 @@ from pipeline.subsets import SUBSET_NAMES
 
 if TYPE_CHECKING:  # the stage is imported when the command runs: building the parser stays light
     from pipeline.audit.figures import AuditFigures, HeadlineRow
+    from pipeline.observe import Observer
     from pipeline.stages.audit import AuditOptions, AuditSummary
-    from pipeline.stages.observe import Observer
 
 HELP = (
     "re-execute a released SURGE dataset, score every label with SURGE's metric and explain each disagreement"

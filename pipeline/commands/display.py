@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from pipeline.stages.observe import StageEvent
+from pipeline.observe import PROGRESS, StageEvent
 
 
 @dataclass(frozen=True)
@@ -75,15 +75,23 @@ def rich_table(table: Table) -> Any:
 
 
 class LiveObserver:
-    """The CLI's observer of a stage (pipeline/stages/observe.py). The live bars of long work are drawn by
-    the flows themselves (flows/progress.py) for now; a stage's own steps are news a person need not
-    read, so this draws them only with SURGE_VERBOSE set."""
+    """The CLI's observer of a stage (pipeline/observe.py): the counts of its long work drawn as bars on
+    the stream (pipeline/commands/progress.py); a stage's own steps are news a person need not read, so
+    this prints them only with SURGE_VERBOSE set. ``close`` stops any bar still live."""
 
     def __init__(self, stream: TextIO) -> None:
+        from pipeline.commands.progress import Bars
+
         self.stream = stream
+        self.bars = Bars(stream)
 
     def notify(self, event: StageEvent) -> None:
         import os
 
-        if os.environ.get("SURGE_VERBOSE"):
+        if event.step == PROGRESS:
+            self.bars.update(event)
+        elif os.environ.get("SURGE_VERBOSE"):
             print(f"surge {event.stage}: {event.step} {event.detail}".rstrip(), file=self.stream, flush=True)
+
+    def close(self) -> None:
+        self.bars.close()

@@ -13,8 +13,8 @@ from pipeline.commands.common import (
     options_from,
     port_number,
 )
+from pipeline.observe import Observer, StageEvent
 from pipeline.review import DEFAULT_REVIEW_DB
-from pipeline.stages.observe import Observer, StageEvent
 from pipeline.stages.options import DEFAULT_REVIEW_PORT, ReviewOptions
 
 if TYPE_CHECKING:  # the queue's module (sqlite) loads when a review runs, not when the parser is built

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 
 from pipeline.audit.stage import Executor, run_audit
 from pipeline.audit.summary import AuditOptions, AuditSummary, Executed
+from pipeline.observe import Observer, watched_by
 from pipeline.records import RunRequest
-from pipeline.stages.observe import Observer
 from pipeline.store import Store
 
 __all__ = ["AuditOptions", "AuditSummary", "audit", "engine_executor"]
@@ -24,13 +24,13 @@ __all__ = ["AuditOptions", "AuditSummary", "audit", "engine_executor"]
 
 def audit(options: AuditOptions, *, observer: Observer | None = None) -> AuditSummary:
     """Re-execute the dataset the options name and classify every label; the rows go to the store's audit
-    table, the HTML report (and the errata, if asked) are written. ``observer`` is accepted for the
-    stages' common signature; the audit tells it nothing yet (its progress is the flow's bar)."""
+    table, the HTML report (and the errata, if asked) are written. ``observer`` gets the counts of
+    its waves' runs as they land (pipeline/observe.py)."""
     from flows.engine import using_engine
 
     # One engine for every wave of every round (the caller's, if it opened one): each wave is a job, and
     # an engine of its own would start Prefect's API again for each.
-    with using_engine():
+    with using_engine(), watched_by(observer):
         return run_audit(options, engine_executor(options))
 
 

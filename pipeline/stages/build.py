@@ -18,8 +18,8 @@ from pipeline.build import failures
 from pipeline.build.failures import Ours
 from pipeline.build.spread import mix_text, parse_mix
 from pipeline.errors import ConfigurationError
+from pipeline.observe import Observer, tell, watched_by
 from pipeline.stage_results import Failure, LLMFigures, StageResult
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import BuildOptions
 from pipeline.subsets import REGISTRY, RELEASED
 from pipeline.subsets.base import ConstructionMethod, SubsetSpec
@@ -133,7 +133,7 @@ def build(options: BuildOptions, *, observer: Observer | None = None) -> BuildSu
     built: dict[str, SubsetBuild] = {}
     cannot: dict[str, tuple[str, str]] = {}  # a subset we cannot build here is ours: exit 1, its fix
     llm_run = uuid.uuid4().hex  # the run a budget is counted over (pipeline/build/spend.py)
-    with using_engine():  # Prefect's settings are made before the flows are imported
+    with using_engine(), watched_by(observer):  # Prefect's settings made before the flows' import
         for name in names:
             if why_and_fix := unbuildable(name, REGISTRY[name]):
                 cannot[name] = why_and_fix

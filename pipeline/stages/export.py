@@ -14,8 +14,8 @@ from pipeline.export.card import render_card
 from pipeline.export.folder import check_target, write_whole
 from pipeline.export.hf import write_hf
 from pipeline.export.surge_format import SurgeExport, build_export, write_surge
+from pipeline.observe import Observer, tell
 from pipeline.stage_results import Failure, StageResult
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import ExportOptions
 from pipeline.store import Store
 from pipeline.subsets import load_release

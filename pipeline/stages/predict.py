@@ -7,11 +7,11 @@ from pathlib import Path
 
 from pipeline.errors import ConfigurationError, InputError
 from pipeline.llm.budget import Budget, parse_budget, require_prices
+from pipeline.observe import Observer, tell
 from pipeline.scoring.predict import finished_ids
 from pipeline.scoring.predict import predict as predict_records
 from pipeline.scoring.predictions import read_dataset
 from pipeline.stage_results import Failure, StageResult
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import PredictOptions
 from sources.surge_release import ReleasedRecord
 

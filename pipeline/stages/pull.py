@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from pipeline.errors import ConfigurationError
+from pipeline.observe import Observer, tell, watched_by
 from pipeline.stage_results import Failure, StageResult
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import PullOptions
 
 
@@ -50,7 +50,7 @@ def pull(options: PullOptions, *, observer: Observer | None = None) -> PullSumma
     commits = per_source("--commit", options.commit, names, set(SOURCES))
     workers = min(len(names), options.workers or default_workers())
     tell(observer, "pull", "started", ", ".join(names))
-    with using_engine():  # Prefect's settings are made before the flow is imported
+    with using_engine(), watched_by(observer):  # Prefect's settings are made before the flow is imported
         from flows.pull_sources import pull_flow
 
         results = pull_flow(names, options.cache, options.store, mirrors, commits, workers)

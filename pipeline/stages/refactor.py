@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from pipeline.observe import Observer, tell, watched_by
 from pipeline.stage_results import Failure, LLMFigures, StageResult
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import RefactorOptions
 
 
@@ -46,7 +46,7 @@ def refactor(options: RefactorOptions, *, observer: Observer | None = None) -> R
     outcome: dict[str, object] = {}
     if todo:
         tell(observer, "refactor", "started", f"{len(todo)} items")
-        with using_engine():  # Prefect's settings are made before the flow is imported
+        with using_engine(), watched_by(observer):  # Prefect's settings made before the flow's import
             from flows.refactor_items import refactor_flow
 
             outcome = refactor_flow(

@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.errors import ConfigurationError, InputError
+from pipeline.observe import Observer, tell
 from pipeline.review import DEFAULT_REVIEW_DB
 from pipeline.review.queue import Entry, ReviewQueue
 from pipeline.stage_results import StageResult
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import ReviewOptions
 
 OLD_DEFAULT_DB = Path(".surge/review.db")  # the default before it became the default store's queue

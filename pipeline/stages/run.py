@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from pipeline.errors import ConfigurationError, InputError
+from pipeline.observe import Observer, tell, watched_by
 from pipeline.programs import (
     ProgramEntry,
     SettingReach,
@@ -16,7 +17,6 @@ from pipeline.programs import (
 from pipeline.records import ExecutionSetting, QuarantinedRecord
 from pipeline.stage_results import StageResult
 from pipeline.stages.batches import Batching, JobCounts, execute_requests, run_limits
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import RunOptions
 from pipeline.store import Store
 
@@ -64,7 +64,7 @@ def run(options: RunOptions, *, observer: Observer | None = None) -> RunSummary:
     if setting is not None:
         entries, reach = with_default_setting(entries, setting)
     tell(observer, "run", "started", f"{len(entries)} programs")
-    with using_engine() as engine:
+    with using_engine() as engine, watched_by(observer):
         engine.start_api()  # Prefect's API boots while the requests are planned and written
         planned = plan_requests(entries, profiles, limits, options.repeats)
         requests = identify(planned, options.backend, options.unsafe)

@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from pipeline.errors import ConfigurationError, InputError
+from pipeline.observe import Observer, tell
 from pipeline.scoring.predictions import (
     DatasetScore,
     ItemScore,
@@ -18,7 +19,6 @@ from pipeline.scoring.predictions import (
     score_records,
 )
 from pipeline.stage_results import StageResult
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import ScoreOptions
 
 

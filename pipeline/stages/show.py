@@ -7,9 +7,9 @@ import pyarrow.compute as pc
 from pydantic import ConfigDict
 
 from pipeline.errors import ConfigurationError
+from pipeline.observe import Observer
 from pipeline.records import RunResult
 from pipeline.stage_results import StageResult
-from pipeline.stages.observe import Observer
 from pipeline.stages.options import ShowOptions
 from pipeline.store import Store
 

@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 from pipeline.audit.rows import AuditRow
 from pipeline.build.records import outcome_table
 from pipeline.dataset import dataset_table
+from pipeline.observe import Observer, tell
 from pipeline.parts import open_part
 from pipeline.stage_results import StageResult
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import StatsOptions
 from pipeline.store import Store, part_files
 

@@ -21,6 +21,7 @@ CORE_MODULES = {
     "pipeline.vocabulary",
     "pipeline.bounds",
     "pipeline.stage_results",
+    "pipeline.observe",
     "pipeline.schema",
     "pipeline.store",
     "pipeline.parts",

@@ -13,9 +13,9 @@ import pytest
 
 import surge
 from pipeline import api
+from pipeline.observe import PROGRESS, StageEvent
 from pipeline.records import QuarantinedRecord
 from pipeline.stage_results import FAILED_EXIT_CODE, Failure, StageResult
-from pipeline.stages.observe import StageEvent
 from pipeline.stages.options import Options, StatsOptions
 from pipeline.stages.stats import StatsSummary, stats
 from pipeline.store import Store
@@ -105,6 +105,27 @@ def test_a_stage_draws_nothing_itself_and_tells_an_observer(
     assert stats(StatsOptions(store=store), observer=recorder) == summary
     assert [event.stage for event in recorder.events] == ["stats"]
     assert stats(StatsOptions(store=store), observer=Broken()) == summary
+
+
+@pytest.mark.slow
+def test_a_flows_counts_reach_the_callers_observer_and_nothing_is_drawn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], require_bwrap: None
+) -> None:
+    """The run's flow counts its batches and runs into the observer its stage was called with (through
+    Prefect's flow and task threads); the library prints no bar: the CLI's observer draws one."""
+    programs = tmp_path / "programs.jsonl"
+    programs.write_text(
+        "".join(json.dumps({"language": "python", "source": f"print({n})"}) + "\n" for n in range(3))
+    )
+    recorder = Recorder()
+    ran = api.run(programs=programs, store=tmp_path / "store", observer=recorder)
+    counted = [event for event in recorder.events if event.step == PROGRESS]
+    assert ran.written == 3 and counted and counted[-1].finished and counted[-1].share == 1.0
+    assert [tally.text() for tally in counted[-1].tallies] == [
+        f"batches {ran.batches}/{ran.batches}",
+        "runs 3/3",
+    ]
+    assert "runs 3/3" not in capsys.readouterr().err
 
 
 def test_a_result_is_the_data_of_the_json_and_nothing_else(store: Path) -> None:

@@ -16,8 +16,8 @@ import pytest
 
 from pipeline import api, cli
 from pipeline.commands.common import add_store_argument, options_from
+from pipeline.observe import Observer, tell
 from pipeline.stage_results import StageResult
-from pipeline.stages.observe import Observer, tell
 from pipeline.stages.options import StoreOption
 
 
