@@ -69,7 +69,7 @@ lint: setup
 	$(PY) -m ruff format --check pipeline sandboxes sources flows tests bench
 	$(PY) -m mypy pipeline sandboxes sources flows
 	@# the library's surface is strict: what a notebook calls and what it gets back
-	$(PY) -m mypy --strict --follow-imports=silent pipeline/api.py pipeline/stages pipeline/stage_results.py pipeline/bounds.py
+	$(PY) -m mypy --strict --follow-imports=silent pipeline/api.py pipeline/stages pipeline/stage_results.py pipeline/bounds.py pipeline/observe.py
 
 images: setup
 	bash dockerfiles/build.sh
