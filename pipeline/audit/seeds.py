@@ -62,7 +62,9 @@ def seed_pairs(
     pairs: list[Pair] = []
     for conversion in conversions:
         variable = seed_variable(conversion)
-        for reading in [conversion, *conversion.alternatives()] if variable else []:
+        if variable is None:
+            continue
+        for reading in [conversion, *conversion.alternatives()]:
             for profile in profiles:
                 if (conversion.record.record_id, reading.variant, profile.name) in varied:
                     pairs += [(reading, pinned_profile(profile, variable, v)) for v in SEED_VALUES]
