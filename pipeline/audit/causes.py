@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from pipeline.records import Program, RunResult, Verdict
+from sandboxes.languages import spec_for
 
 # ---------------------------------------------------------------------------------------------
 # Non-determinism read from the code: unseeded randomness, clocks, addresses
@@ -71,29 +72,51 @@ def code_nondeterminism(program: Program) -> list[str]:
 
 # What else can make two runs of one program differ. Too common to suspect a label for (most programs
 # that build a set or start a thread print the same thing every time), so these are named only once our
-# own repeats have disagreed: then they say which part of the code the variation can come from.
-_RUN_TO_RUN: list[tuple[re.Pattern[str], str]] = [
+# own repeats have disagreed: then they say which part of the code the variation can come from. The third
+# field names the runtime seed that governs it (a language spec's ``seed_environment``): such a cause is
+# named only in that language (a C++ `{"a", "b"}` is an array, no set), and no longer once pinning that
+# seed left the output varying (the audit's seed round, pipeline/audit/seeds.py).
+_RUN_TO_RUN: list[tuple[re.Pattern[str], str, str | None]] = [
     (
-        re.compile(r"\bset\(|\bfrozenset\(|\{\s*\w+\s+for\s|\.keys\(\)\s*[-&|^]"),
+        # set(...), a set comprehension, a set display of strings ({"a", "b"}; a dict has a colon there)
+        re.compile(
+            r"\bset\(|\bfrozenset\(|\{\s*\w+\s+for\s|\.keys\(\)\s*[-&|^]|\{\s*(['\"])[^'\"\n]*\1\s*[,}]"
+        ),
         "the iteration order of a set, which for strings follows the per-run hash seed (PYTHONHASHSEED)",
+        "PYTHONHASHSEED",
     ),
-    (re.compile(r"\bhash\(\s*['\"\w]"), "hash() of a value, salted per run (PYTHONHASHSEED)"),
+    (
+        re.compile(r"\bhash\(\s*['\"\w]"),
+        "hash() of a value, salted per run (PYTHONHASHSEED)",
+        "PYTHONHASHSEED",
+    ),
+    (
+        re.compile(r"\b(?:keys|values|each)\s*\(?\s*%"),
+        "the order of a Perl hash's keys, which follows the per-run hash seed (PERL_HASH_SEED)",
+        "PERL_HASH_SEED",
+    ),
     (
         re.compile(
             r"\b(?:threading|multiprocessing|concurrent\.futures|asyncio\.gather|std::thread|pthread_create)"
         ),
         "threads or processes, whose order of completion varies",
+        None,
     ),
-    (re.compile(r"\bos\.listdir\(|\bglob\.glob\(|\bos\.walk\("), "a directory listing's order"),
+    (re.compile(r"\bos\.listdir\(|\bglob\.glob\(|\bos\.walk\("), "a directory listing's order", None),
 ]
 
 
-def run_to_run_causes(program: Program) -> list[str]:
+def run_to_run_causes(program: Program, *, seed_ruled_out: bool = False) -> list[str]:
     """Every part of the program that can make its output vary between two runs, quoted: the
-    suspicions of `code_nondeterminism`, then hashing order, threads and directory listings."""
+    suspicions of `code_nondeterminism`, then hashing order (its language's), threads and directory
+    listings; hashing order is left out once pinning the hash seed did not pin the output
+    (``seed_ruled_out``)."""
     text = "\n".join(f.content for f in program.files)
+    runtime_seed = spec_for(program.language).seed_environment
     found = code_nondeterminism(program)
-    for varies, name in _RUN_TO_RUN:
+    for varies, name, seed in _RUN_TO_RUN:
+        if seed is not None and (seed != runtime_seed or seed_ruled_out):
+            continue
         if match := varies.search(text):
             found.append(f"{name}: `{match.group(0).strip()}`")
     return found

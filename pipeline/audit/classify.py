@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from pipeline.audit.causes import build_failure, missing_dependency, timeout_reason
 from pipeline.audit.fingerprints import differing_fingerprints, mask_fingerprints
 from pipeline.audit.rows import REPRODUCED, AuditClass
+from pipeline.audit.seeds import SeedTrial
 from pipeline.records import RunResult, Verdict
 
 EVIDENCE_LINES = 14
@@ -173,6 +174,8 @@ class Evidence(BaseModel):
     suspicions: tuple[str, ...] = ()  # code that can make output vary (causes.code_nondeterminism)
     # once repeats disagree: every part of the code the variation can come from (causes.run_to_run_causes)
     varies_by: tuple[str, ...] = ()
+    # once repeats disagree, and the runtime's seed could be pinned: the pinned runs (pipeline/audit/seeds.py)
+    seed: SeedTrial | None = None
     conflict: str = ""  # the same program carries other labels (causes.conflicting_labels)
     recorded_time_s: float | None = None
     cpu_limit_s: float | None = None
@@ -191,10 +194,11 @@ def classify(result: RunResult, gt: str, evidence: Evidence | None = None) -> Cl
         reason = timeout_reason(result, facts.recorded_time_s, facts.cpu_limit_s)
         return Classification(audit_class=AuditClass.TIMEOUT, reason=reason, evidence=short_diff(gt, ours))
     if result.distinct_outputs > 1:
+        pinned = f"\n{facts.seed.evidence()}" if facts.seed else ""
         return Classification(
             audit_class=AuditClass.NON_DETERMINISTIC,
-            reason=non_determinism_reason(result, facts.varies_by),
-            evidence=short_diff(gt, ours),
+            reason=non_determinism_reason(result, facts.varies_by, facts.seed),
+            evidence=short_diff(gt, ours) + pinned,
         )
     compared = compare_labels(ours, gt)
     if compared.audit_class not in REPRODUCED and facts.equal_under_metric:
@@ -205,11 +209,16 @@ def classify(result: RunResult, gt: str, evidence: Evidence | None = None) -> Cl
     return Classification(audit_class=cause, reason=reason, evidence=compared.evidence)
 
 
-def non_determinism_reason(result: RunResult, varies_by: tuple[str, ...]) -> str:
-    """How often our own repeats disagreed, what varied, and where in the code it can come from: a
-    count alone names no cause."""
+def non_determinism_reason(
+    result: RunResult, varies_by: tuple[str, ...], seed: SeedTrial | None = None
+) -> str:
+    """How often our own repeats disagreed, what varied, and where it comes from: what pinning the
+    runtime's seed showed (``seed``, with ``varies_by`` then the causes the seed does not govern), else
+    where in the code it can come from. A count alone names no cause."""
     varied = f" ({', '.join(result.varied)} varied)" if result.varied else ""
     seen = f"{result.distinct_outputs} distinct outputs in {result.repeats} runs{varied}"
+    if seed is not None:
+        return f"{seen}; {seed.reason(varies_by)}"
     if varies_by:
         return f"{seen}; from the code: " + "; ".join(varies_by)
     return (

@@ -6,8 +6,10 @@ labels × profiles:
 1. each label once (one repeat) under its subset's first profile (`plan.first_profiles`);
 2. the labels that did not reproduce: repeated under every profile (to tell non-determinism and find
    the environment that explains them);
-3. the labels that still did not reproduce everywhere: their other readings (argv), under every profile.
-`exhaustive` keeps the matrix: every label under every profile with its repeats, then round 3.
+3. the labels that still did not reproduce everywhere: their other readings (argv), under every profile;
+4. the labels whose own repeats disagreed, in a language whose runtime seed can be pinned from outside
+   (PYTHONHASHSEED): their reading again with the seed pinned to a few values (pipeline/audit/seeds.py).
+`exhaustive` keeps the matrix: every label under every profile with its repeats, then rounds 3 and 4.
 Each round runs its longest programs first, in waves; after each wave the rows of the labels it finished
 (and that no later round revisits) are appended to the audit table, so a killed audit keeps them.
 
@@ -39,6 +41,7 @@ from pipeline.audit.plan import (
 )
 from pipeline.audit.profiles import ChosenProfiles, resolve_profiles
 from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Conversion, Unrunnable
+from pipeline.audit.seeds import SEED_REPEATS, awaits_pinning, seed_pairs
 from pipeline.audit.summary import AuditOptions, AuditRuns, AuditSummary, Executed, RunCounts
 from pipeline.audit.verdicts import (
     audit_rows,
@@ -96,7 +99,7 @@ def runs_of(audit: Audit, unrunnable: list[Unrunnable], rows: list[AuditRow]) ->
     """The plan's runs: made, reused and saved; the labels left without a row; where the outputs went."""
     options, counts = audit.options, audit.counts
     matrix = plan_requests(audit.conversions, audit.profiles, audit.policy, options.repeats)
-    exhaustive = executions(matrix) + audit.alternatives_planned
+    exhaustive = executions(matrix) + audit.alternatives_planned + audit.seed_executions
     planned = {(c.record.record_id, p.name) for c, p in audit.pairs} | {
         (u.record.record_id, p.name) for u in unrunnable for p in audit.profiles
     }
@@ -109,6 +112,8 @@ def runs_of(audit: Audit, unrunnable: list[Unrunnable], rows: list[AuditRow]) ->
         executions_planned=audit.executions,
         executions_exhaustive=exhaustive,
         executions_saved=exhaustive - audit.executions,
+        seed_pinned_labels=audit.seed_pinned_labels,
+        executions_seed_pinning=audit.seed_executions,
         not_audited=len(planned - {(r.record_id, r.profile) for r in rows}),
         sandbox_errors=counts.sandbox_errors,
         failed_batches=counts.failed_batches,
@@ -146,6 +151,8 @@ class Audit:
         self.pairs: list[Pair] = []
         self.counts = RunCounts()
         self.alternatives_planned = 0  # program executions (repeats count)
+        self.seed_executions = 0  # the seed round's program executions
+        self.seed_pinned_labels = 0  # labels the seed round reran
         self.executions = 0
 
     def adaptive(self) -> list[AuditRow]:
@@ -161,27 +168,42 @@ class Audit:
             if not (c.record.record_id in missing and p == self.first[c.record.subset])
         ]
         self.round(pairs, self.options.repeats, final=self.no_alternatives)
-        return self.alternatives(left)
+        self.alternatives(left)
+        return self.pin_seeds(left)
 
     def exhaustive(self) -> list[AuditRow]:
         pairs = every_profile(self.conversions, self.profiles)
         self.round(pairs, self.options.repeats, final=self.no_alternatives)
-        return self.alternatives(self.conversions)
+        self.alternatives(self.conversions)
+        return self.pin_seeds(self.conversions)
 
-    def alternatives(self, conversions: list[Conversion]) -> list[AuditRow]:
-        """Round 3: other readings of the labels that did not reproduce everywhere; then every row."""
+    def alternatives(self, conversions: list[Conversion]) -> None:
+        """Round 3: other readings of the labels that did not reproduce everywhere."""
         pairs = alternative_pairs(conversions, self.rows(conversions), self.profiles)
         self.alternatives_planned = executions(plan_pairs(pairs, self.policy, self.options.repeats))
-        self.round(pairs, self.options.repeats, final=lambda c, mine: True)
+        self.round(pairs, self.options.repeats, final=lambda c, mine: not awaits_pinning(c, mine))
+
+    def pin_seeds(self, conversions: list[Conversion]) -> list[AuditRow]:
+        """Round 4: the labels whose repeats disagreed, again with their runtime's seed pinned (each value
+        repeated); then every row."""
+        pairs = seed_pairs(conversions, self.rows(conversions), self.profiles)
+        self.seed_executions = executions(plan_pairs(pairs, self.policy, SEED_REPEATS))
+        self.seed_pinned_labels = len({c.record.record_id for c, _ in pairs})
+        self.round(pairs, SEED_REPEATS, final=lambda c, mine: True, counted=False)
         return self.rows(self.conversions)
 
     def no_alternatives(self, conversion: Conversion, mine: list[AuditRow]) -> bool:
+        """A label is final after round 2 when no other reading is left to try, and no seed to pin."""
+        if awaits_pinning(conversion, mine):
+            return False
         return len(conversion.plan.candidates()) < 2 or all(r.audit_class in REPRODUCED for r in mine)
 
-    def round(self, pairs: list[Pair], repeats: int, final: Final) -> list[AuditRow]:
+    def round(self, pairs: list[Pair], repeats: int, final: Final, counted: bool = True) -> list[AuditRow]:
         """Run the pairs, longest first, in waves; write each finished, final label's rows after its wave.
-        Returns the rows of the round's labels."""
-        self.pairs += [(c, p) for c, p in pairs if c.candidate == 0]
+        Returns the rows of the round's labels. ``counted``: its pairs are labels under profiles that get
+        rows (the seed round's pinned profiles get none)."""
+        if counted:
+            self.pairs += [(c, p) for c, p in pairs if c.candidate == 0]
         requests = self.identified(plan_pairs(pairs, self.policy, repeats))
         self.executions += executions(requests)
         expected_s = self.expected(pairs, requests)

@@ -139,6 +139,14 @@ class AuditRuns(Frozen):
     executions_planned: int = Field(description="program executions planned (a run's repeats count)")
     executions_exhaustive: int = Field(description="what every label under every profile would execute")
     executions_saved: int = Field(description="executions_exhaustive - executions_planned")
+    seed_pinned_labels: int = Field(
+        0,
+        description="labels whose repeats disagreed, rerun with their runtime's seed pinned (PYTHONHASHSEED)",
+    )
+    executions_seed_pinning: int = Field(
+        0,
+        description="program executions of those reruns (each value, its repeats), in executions_planned",
+    )
     not_audited: int = Field(description="labels a sandbox error left without a row: run again")
     sandbox_errors: int
     failed_batches: int

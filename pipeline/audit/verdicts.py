@@ -12,8 +12,9 @@ from collections.abc import Iterable, Mapping
 
 from pipeline.audit.causes import code_nondeterminism, conflicting_labels, run_to_run_causes
 from pipeline.audit.checks import classify_check
-from pipeline.audit.classify import Evidence, classify
+from pipeline.audit.classify import Evidence, classify, compare_labels
 from pipeline.audit.rows import CLASS_RANK, REPRODUCED, AuditClass, AuditRow, Conversion, Refusal, Unrunnable
+from pipeline.audit.seeds import SEED_VALUES, PinnedRun, SeedTrial, pinned_profile, seed_variable
 from pipeline.leakage import find_leaks
 from pipeline.records import EnvironmentProfile, QuarantinedRecord, RunResult, Verdict, answer_key
 from pipeline.scoring.by_subset import equal_under_metric, score
@@ -46,12 +47,17 @@ def cpu_seconds(result: RunResult) -> float:
     return sum(p.cpu_user_s + p.cpu_sys_s for p in (result.compile, result.run) if p is not None)
 
 
-def evidence_for(conversion: Conversion, result: RunResult, conflict: str = "") -> Evidence:
+def evidence_for(
+    conversion: Conversion, result: RunResult, conflict: str = "", seed: SeedTrial | None = None
+) -> Evidence:
+    ruled_out = seed is not None and not seed.stable
+    varied = result.distinct_outputs > 1
     return Evidence(
         repository=conversion.program.run_instruction is not None,
         missing=conversion.plan.missing,
         suspicions=tuple(code_nondeterminism(conversion.program)),
-        varies_by=tuple(run_to_run_causes(conversion.program)) if result.distinct_outputs > 1 else (),
+        varies_by=tuple(run_to_run_causes(conversion.program, seed_ruled_out=ruled_out)) if varied else (),
+        seed=seed if varied else None,
         conflict=conflict,
         recorded_time_s=conversion.plan.recorded_time_s,
         cpu_limit_s=result.provenance.limits.run.cpu_s,
@@ -65,6 +71,7 @@ def audit_row(
     result: RunResult,
     conflict: str = "",
     probes: list[RunResult] | None = None,
+    seed: SeedTrial | None = None,
 ) -> AuditRow:
     record = conversion.record
     observed = result.label
@@ -73,7 +80,7 @@ def audit_row(
         verdict, outcome = classify_check(conversion, conversion.plan.check, result, mutant)
         observed = outcome.label
     else:
-        verdict = classify(result, record.gt, evidence_for(conversion, result, conflict))
+        verdict = classify(result, record.gt, evidence_for(conversion, result, conflict, seed))
     if conversion.repair and verdict.audit_class in REPRODUCED:
         note = f"cannot build as released; reproduced after the repair: {conversion.repair}"
         verdict = verdict.model_copy(update={"audit_class": AuditClass.RECONSTRUCTED, "reason": note})
@@ -148,7 +155,36 @@ def answered_row(
     keys = keys_of(conversion, profile)
     if not all(key in results for key in keys):
         return None
-    return audit_row(conversion, profile, results[keys[0]], conflict, [results[k] for k in keys[1:]])
+    result = results[keys[0]]
+    seed = seed_trial(conversion, profile, results) if result.distinct_outputs > 1 else None
+    return audit_row(conversion, profile, result, conflict, [results[k] for k in keys[1:]], seed)
+
+
+def seed_trial(
+    conversion: Conversion, profile: EnvironmentProfile, results: Mapping[str, RunResult]
+) -> SeedTrial | None:
+    """The seed round's runs of a reading under a profile, once every pinned value has answered (None:
+    its runtime has no seed to pin, or the round has not run)."""
+    variable = seed_variable(conversion)
+    if variable is None:
+        return None
+    runs = []
+    for value in SEED_VALUES:
+        pinned = results.get(answer_key_of(conversion, pinned_profile(profile, variable, value)))
+        if pinned is None:
+            return None
+        reproduces = compare_labels(pinned.label, conversion.record.gt).audit_class in REPRODUCED
+        runs.append(
+            PinnedRun(
+                value=value,
+                run_id=pinned.run_id,
+                repeats=pinned.repeats,
+                distinct_outputs=pinned.distinct_outputs,
+                label=pinned.label,
+                reproduces=reproduces,
+            )
+        )
+    return SeedTrial(variable=variable, runs=tuple(runs))
 
 
 def best_reading(tried: list[AuditRow]) -> AuditRow:

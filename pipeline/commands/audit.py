@@ -180,6 +180,11 @@ def runs_line(summary: AuditSummary) -> str:
             f"{summary.executions_saved} fewer than every label under every profile)"
         )
     errata = f"; errata: {summary.errata}" if summary.errata else ""
+    if summary.seed_pinned_labels:
+        saved += (
+            f"; seed pinned for {summary.seed_pinned_labels} non-deterministic labels "
+            f"({summary.executions_seed_pinning} executions)"
+        )
     return (
         f"{lost}runs ({summary.plan} plan): {summary.runs_planned} planned{saved}, "
         f"{summary.runs_reused} reused from the store, {summary.runs_executed} executed; "

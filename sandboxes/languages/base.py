@@ -158,6 +158,12 @@ class LanguageSpec:
     checker: Checker | None = None
     warm_compiler: WarmCompiler | None = None  # a compiler kept warm across a runner's programs
     seeded_cache: SeededCache | None = None  # a compiler cache filled once per runner
+    # The environment variable that pins the runtime's own per-run seed from outside (Python's string
+    # hash salt: PYTHONHASHSEED), so that an output that follows it (a set's iteration order) repeats.
+    # None: the runtime has none (Go's map order, Rust's RandomState: no variable reaches them). The audit
+    # reruns a program whose repeats disagreed with it pinned (pipeline/audit/seeds.py).
+    seed_environment: str | None = None
+    seed_test: str = ""  # a program whose output follows that seed (tests pin it and see it repeat)
 
     @property
     def fence_name(self) -> str:

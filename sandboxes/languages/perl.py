@@ -22,4 +22,9 @@ SPEC = LanguageSpec(
     default_tool="perl",
     apt_packages={"perl": "perl"},
     self_test='print "surge self-test\\n";\n',
+    # `keys %h` follows the per-process hash seed; set, it also makes the key order deterministic
+    # (perlrun: PERL_HASH_SEED, PERL_PERTURB_KEYS)
+    seed_environment="PERL_HASH_SEED",
+    seed_test="my %h = map { $_ => 1 } qw(alpha beta gamma delta epsilon zeta eta theta iota);\n"
+    'print join(",", keys %h), "\\n";\n',
 )

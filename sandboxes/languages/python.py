@@ -21,4 +21,7 @@ SPEC = LanguageSpec(
     apt_packages={"python3": "python3"},
     run_env={"PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"},
     self_test='print("surge self-test")\n',
+    # str hashes are salted per process: a set of strings iterates in another order each run
+    seed_environment="PYTHONHASHSEED",
+    seed_test='print(list({"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"}))\n',
 )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.records import ExecutionSetting, Language, Program, Verdict
+from pipeline.records import ExecutionSetting, Language, Program, RunRequest, Verdict
 from sandboxes.languages import REGISTRY, SELF_TEST_OUTPUT, spec_for
 from sandboxes.profiles import get_profile
 from sandboxes.toolchains import find_tool
-from tests.sandboxes.conftest import run_one
+from tests.sandboxes.conftest import SMALL_LIMITS, run_one
 
 # Languages a machine set up with `make setup` may lack (not packaged by Debian 12).
 ALLOWED_MISSING = {Language.JULIA, Language.LEAN4, Language("swift")}
@@ -141,3 +141,35 @@ def test_one_java_file_naming_rule_for_placement_refactor_and_released_records()
         )
         plan = to_program(record)
         assert plan.program.files[0].path == "Trees.java"
+
+
+SEEDED = [spec.language for spec in REGISTRY.values() if spec.seed_environment]
+
+
+def test_a_spec_with_a_pinnable_seed_carries_a_program_that_follows_it() -> None:
+    assert Language.PYTHON in SEEDED  # PYTHONHASHSEED: the one the audit's float sums need
+    for spec in REGISTRY.values():
+        assert bool(spec.seed_environment) == bool(spec.seed_test), spec.language
+
+
+@pytest.mark.parametrize("language", SEEDED, ids=lambda lang: lang.value)
+def test_a_pinned_seed_makes_its_runtime_repeat(backend: object, language: Language) -> None:
+    """Unpinned, the seed test's output varies between runs; pinned, each value repeats, and two values
+    give two outputs: the variable really reaches the runtime's seed."""
+    spec = REGISTRY[language]
+    if missing := [t for t in spec.tools(ExecutionSetting(), get_profile("default")) if find_tool(t) is None]:
+        pytest.skip(f"needs `{missing[0]}` (install with `make setup`)")
+    assert spec.seed_environment is not None
+    program = Program.single(language, spec.seed_test)
+    default = get_profile("default")
+    pinned_to = [default.model_copy(update={"env": {spec.seed_environment: seed}}) for seed in ("0", "1")]
+    asked = [
+        RunRequest(program=program, profile=profile, limits=SMALL_LIMITS, repeats=repeats)
+        for profile, repeats in [(default, 4), *((p, 2) for p in pinned_to)]
+    ]
+    assert len({r.run_id for r in asked}) == 3  # the pinned value is part of the run id
+    results = {r.run_id: r for r in backend.run_batch(asked)}  # type: ignore[attr-defined]
+    unpinned, *pinned = (results[r.run_id] for r in asked)
+    assert unpinned.verdict is Verdict.OK and unpinned.distinct_outputs > 1, unpinned.run
+    assert [(r.verdict, r.distinct_outputs) for r in pinned] == [(Verdict.OK, 1)] * 2
+    assert pinned[0].label != pinned[1].label
