@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from pipeline.audit.summary import AuditOptions, AuditSummary
-from pipeline.observe import Observer, StageEvent
+from pipeline.observe import Observer, StageEvent, Tally
 from pipeline.stage_results import Failure, StageResult
 from pipeline.stages import build as build_stage
 from pipeline.stages import export as export_stage
@@ -105,6 +105,7 @@ __all__ = [
     "ShowOptions",
     "ShowResult",
     "StageEvent",
+    "Tally",
     "StageResult",
     "StatsOptions",
     "StatsSummary",
