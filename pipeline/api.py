@@ -27,6 +27,7 @@ from pipeline.audit.summary import AuditOptions, AuditSummary
 from pipeline.observe import Observer, StageEvent, Tally
 from pipeline.stage_results import Failure, StageResult
 from pipeline.stages import build as build_stage
+from pipeline.stages import doctor as doctor_stage
 from pipeline.stages import export as export_stage
 from pipeline.stages import predict as predict_stage
 from pipeline.stages import pull as pull_stage
@@ -38,9 +39,11 @@ from pipeline.stages import show as show_stage
 from pipeline.stages import stats as stats_stage
 from pipeline.stages.audit import audit as audit_stage
 from pipeline.stages.build import BuildSummary
+from pipeline.stages.doctor import DoctorReport
 from pipeline.stages.export import ExportSummary
 from pipeline.stages.options import (
     BuildOptions,
+    DoctorOptions,
     ExportOptions,
     PredictOptions,
     PullOptions,
@@ -79,6 +82,7 @@ OPTIONS: dict[str, type[BaseModel]] = {
     "pull": PullOptions,
     "refactor": RefactorOptions,
     "review": ReviewOptions,
+    "doctor": DoctorOptions,
 }
 
 __all__ = [
@@ -86,6 +90,8 @@ __all__ = [
     "AuditSummary",
     "BuildOptions",
     "BuildSummary",
+    "DoctorOptions",
+    "DoctorReport",
     "ExportOptions",
     "ExportSummary",
     "Failure",
@@ -111,6 +117,7 @@ __all__ = [
     "StatsSummary",
     "audit",
     "build",
+    "doctor",
     "export",
     "predict",
     "pull",
@@ -156,6 +163,13 @@ def score(
 ) -> ScoreSummary:
     """Score predictions with each subset's metric (`surge score`)."""
     return _call(score_stage.score, options or ScoreOptions(**fields), observer)
+
+
+def doctor(
+    options: DoctorOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
+) -> DoctorReport:
+    """What this machine can run: toolchains, sandboxes, the Lean checker, plug-ins (`surge doctor`)."""
+    return _call(doctor_stage.doctor, options or DoctorOptions(**fields), observer)
 
 
 def stats(

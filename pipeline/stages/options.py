@@ -184,6 +184,14 @@ class StatsOptions(StoreOption):
     )
 
 
+class DoctorOptions(Options):
+    """`surge doctor`: what this machine can run, under one profile."""
+
+    profile: list[str] | None = Field(
+        default=None, description="the profile whose toolchain choices to check (one; None: ['default'])"
+    )
+
+
 class ShowOptions(StoreOption):
     """`surge show`: one run as a person reads it."""
 

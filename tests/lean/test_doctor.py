@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.commands.doctor import LEAN_PINS, lean_status
+from pipeline.stages.doctor import LEAN_PINS, lean_status
 from tests.lean.conftest import FAKE_REPL
 
 

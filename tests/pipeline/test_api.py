@@ -33,6 +33,7 @@ REQUIRED = {  # each command's positional arguments, as flags and as options
     "pull": ([], {}),
     "refactor": (["items.jsonl"], {"items": Path("items.jsonl")}),
     "review": (["list"], {"action": "list"}),
+    "doctor": ([], {}),
 }
 
 USER_SCRIPT = """

@@ -147,7 +147,7 @@ def test_doctor_says_whether_programs_start_behind_the_filter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     require_tool("bwrap", "gcc")
-    from pipeline.commands import doctor
+    from pipeline.stages import doctor
     from sandboxes import spawn_helper
 
     monkeypatch.setenv("SURGE_COMPILE_CACHE", str(tmp_path))

@@ -17,9 +17,9 @@ from types import ModuleType
 import pytest
 
 from pipeline.cli import build_parser, main
-from pipeline.commands.doctor import backend_statuses
 from pipeline.errors import ConfigurationError
 from pipeline.records import Program, RunRequest, content_id
+from pipeline.stages.doctor import backend_statuses
 from pipeline.store import Store
 from sandboxes.backends import registry
 from sandboxes.identity import identify

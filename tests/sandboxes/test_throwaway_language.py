@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from pipeline import leakage
-from pipeline.commands.doctor import language_table
 from pipeline.records import ExecutionSetting, Language, Program, SourceItem, Verdict
 from pipeline.refactor.extract import extract_code
 from pipeline.refactor.methods import METHODS, file_name
+from pipeline.stages.doctor import language_table
 from sandboxes import languages
 from sandboxes.languages import (
     REGISTRY,
@@ -164,9 +164,8 @@ def test_the_leak_detector_reads_its_comment_syntax(toysh: LanguageSpec) -> None
 def test_doctor_and_the_derived_lists_include_it(toysh: LanguageSpec, spec_dir: Path) -> None:
     from sandboxes.toolchains import toolchain_report
 
-    assert {"language": TOY, "name": "ToySh", "aliases": ["tsh", "toy-shell"], "image_family": TOY} in (
-        language_table()
-    )
+    row = {"language": TOY, "name": "ToySh", "aliases": ["tsh", "toy-shell"], "image_family": TOY}
+    assert row in [language.model_dump() for language in language_table()]
     assert any(s.language == TOY and s.tool == "sh" for s in toolchain_report(get_profile("default")))
     assert languages.setup_packages()[-1] == "dash" and languages.image_families()[-1] == TOY
     # What `make setup` and `make images` read: the spec file and the registry line, without importing them.
