@@ -28,6 +28,7 @@ from harness import TINY, require_tools, size  # noqa: E402
 
 from pipeline.records import ExecutionSetting, Limits, Program, RunRequest, RunResult  # noqa: E402
 from sandboxes.backends.bwrap import BwrapBackend  # noqa: E402
+from sandboxes.languages import parse_language  # noqa: E402
 from sandboxes.profiles import get_profile  # noqa: E402
 from sources import SAMPLES  # noqa: E402  (bundled: the repository needs nothing beside it)
 
@@ -75,7 +76,9 @@ def sample_programs() -> list[tuple[Program, ExecutionSetting]]:
                     )
                 )
             else:
-                corpus.append((Program.single(features["language"], record["question"]), ExecutionSetting()))
+                # the release spells a language as upstream does ("C"); a program takes the registry's name
+                language = parse_language(features["language"])
+                corpus.append((Program.single(language, record["question"]), ExecutionSetting()))
     return corpus[::3] if TINY else corpus  # tiny: one program of each subset
 
 
