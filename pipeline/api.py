@@ -19,28 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from pipeline.audit.summary import AuditOptions, AuditSummary
 from pipeline.observe import Observer, StageEvent, Tally
 from pipeline.stage_results import Failure, StageResult
-from pipeline.stages import build as build_stage
-from pipeline.stages import doctor as doctor_stage
-from pipeline.stages import export as export_stage
-from pipeline.stages import predict as predict_stage
-from pipeline.stages import pull as pull_stage
-from pipeline.stages import refactor as refactor_stage
-from pipeline.stages import review as review_stage
-from pipeline.stages import run as run_stage
-from pipeline.stages import score as score_stage
-from pipeline.stages import show as show_stage
-from pipeline.stages import stats as stats_stage
-from pipeline.stages.audit import audit as audit_stage
-from pipeline.stages.build import BuildSummary
-from pipeline.stages.doctor import DoctorReport
-from pipeline.stages.export import ExportSummary
 from pipeline.stages.options import (
     BuildOptions,
     DoctorOptions,
@@ -54,14 +38,20 @@ from pipeline.stages.options import (
     ShowOptions,
     StatsOptions,
 )
-from pipeline.stages.predict import PredictSummary
-from pipeline.stages.pull import PullSummary
-from pipeline.stages.refactor import RefactorSummary
-from pipeline.stages.review import ReviewResult
-from pipeline.stages.run import RunSummary
-from pipeline.stages.score import ScoreSummary
-from pipeline.stages.show import ShowResult
-from pipeline.stages.stats import StatsSummary
+
+if TYPE_CHECKING:  # loaded on first use (``__getattr__``, each stage's function): `import surge` stays light
+    from pipeline.audit.summary import AuditOptions, AuditSummary
+    from pipeline.stages.build import BuildSummary
+    from pipeline.stages.doctor import DoctorReport
+    from pipeline.stages.export import ExportSummary
+    from pipeline.stages.predict import PredictSummary
+    from pipeline.stages.pull import PullSummary
+    from pipeline.stages.refactor import RefactorSummary
+    from pipeline.stages.review import ReviewResult
+    from pipeline.stages.run import RunSummary
+    from pipeline.stages.score import ScoreSummary
+    from pipeline.stages.show import ShowResult
+    from pipeline.stages.stats import StatsSummary
 
 # Every result is a StageResult (the audit's too: pipeline/audit/summary.py builds on the core base). The
 # audit's options are frozen records of the audit's own package, which sits below pipeline/stages/options.py,
@@ -69,21 +59,6 @@ from pipeline.stages.stats import StatsSummary
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
 ResultT = TypeVar("ResultT", bound=StageResult)
 
-# stage -> its options: what a notebook, a test or the CLI can ask of each stage
-OPTIONS: dict[str, type[BaseModel]] = {
-    "run": RunOptions,
-    "build": BuildOptions,
-    "audit": AuditOptions,
-    "export": ExportOptions,
-    "score": ScoreOptions,
-    "stats": StatsOptions,
-    "show": ShowOptions,
-    "predict": PredictOptions,
-    "pull": PullOptions,
-    "refactor": RefactorOptions,
-    "review": ReviewOptions,
-    "doctor": DoctorOptions,
-}
 
 __all__ = [
     "AuditOptions",
@@ -134,84 +109,109 @@ def run(
     options: RunOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> RunSummary:
     """Execute programs (a JSONL file) in sandboxes; one row per run in the store (`surge run`)."""
-    return _call(run_stage.run, options or RunOptions(**fields), observer)
+    from pipeline.stages.run import run as stage
+
+    return _call(stage, options or RunOptions(**fields), observer)
 
 
 def build(
     options: BuildOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> BuildSummary:
     """Regenerate subsets with the paper's construction methods into the dataset table (`surge build`)."""
-    return _call(build_stage.build, options or BuildOptions(**fields), observer)
+    from pipeline.stages.build import build as stage
+
+    return _call(stage, options or BuildOptions(**fields), observer)
 
 
 def audit(
     options: AuditOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> AuditSummary:
     """Re-execute a released dataset and classify every label (`surge audit`)."""
-    return _call(audit_stage, options or AuditOptions(**fields), observer)
+    from pipeline.audit.summary import AuditOptions
+    from pipeline.stages.audit import audit as stage
+
+    return _call(stage, options or AuditOptions(**fields), observer)
 
 
 def export(
     options: ExportOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> ExportSummary:
     """Write the dataset table as SURGE files or a Hugging Face dataset (`surge export`)."""
-    return _call(export_stage.export, options or ExportOptions(**fields), observer)
+    from pipeline.stages.export import export as stage
+
+    return _call(stage, options or ExportOptions(**fields), observer)
 
 
 def score(
     options: ScoreOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> ScoreSummary:
     """Score predictions with each subset's metric (`surge score`)."""
-    return _call(score_stage.score, options or ScoreOptions(**fields), observer)
+    from pipeline.stages.score import score as stage
+
+    return _call(stage, options or ScoreOptions(**fields), observer)
 
 
 def doctor(
     options: DoctorOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> DoctorReport:
     """What this machine can run: toolchains, sandboxes, the Lean checker, plug-ins (`surge doctor`)."""
-    return _call(doctor_stage.doctor, options or DoctorOptions(**fields), observer)
+    from pipeline.stages.doctor import doctor as stage
+
+    return _call(stage, options or DoctorOptions(**fields), observer)
 
 
 def stats(
     options: StatsOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> StatsSummary:
     """Summarise every table of the store (`surge stats`)."""
-    return _call(stats_stage.stats, options or StatsOptions(**fields), observer)
+    from pipeline.stages.stats import stats as stage
+
+    return _call(stage, options or StatsOptions(**fields), observer)
 
 
 def show(
     options: ShowOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> ShowResult:
     """One run of the store, whole (`surge show`)."""
-    return _call(show_stage.show, options or ShowOptions(**fields), observer)
+    from pipeline.stages.show import show as stage
+
+    return _call(stage, options or ShowOptions(**fields), observer)
 
 
 def predict(
     options: PredictOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> PredictSummary:
     """Ask a model each record's prompt; append predictions `score` reads (`surge predict`)."""
-    return _call(predict_stage.predict, options or PredictOptions(**fields), observer)
+    from pipeline.stages.predict import predict as stage
+
+    return _call(stage, options or PredictOptions(**fields), observer)
 
 
 def pull(
     options: PullOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> PullSummary:
     """Check out upstream sources at their pinned commits and store their items (`surge pull`)."""
-    return _call(pull_stage.pull, options or PullOptions(**fields), observer)
+    from pipeline.stages.pull import pull as stage
+
+    return _call(stage, options or PullOptions(**fields), observer)
 
 
 def refactor(
     options: RefactorOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> RefactorSummary:
     """Turn source items into runnable programs with an LLM, queued for review (`surge refactor`)."""
-    return _call(refactor_stage.refactor, options or RefactorOptions(**fields), observer)
+    from pipeline.stages.refactor import refactor as stage
+
+    return _call(stage, options or RefactorOptions(**fields), observer)
 
 
 def review(
     options: ReviewOptions | None = None, /, *, observer: Observer | None = None, **fields: Any
 ) -> ReviewResult:
     """One action on the review queue: list, show, approve, reject, edit, export, verify (`surge review`)."""
-    return _call(review_stage.review, options or ReviewOptions(**fields), observer)
+    from pipeline.stages.review import review as stage
+
+    return _call(stage, options or ReviewOptions(**fields), observer)
 
 
 def _call(stage: Callable[..., ResultT], options: OptionsT, observer: Observer | None) -> ResultT:
@@ -227,3 +227,79 @@ def library_call() -> Iterator[None]:
 
     with imports_left_unfrozen():
         yield
+
+
+# stage -> its options: what a notebook, a test or the CLI can ask of each stage. Made on first use, with
+# the result models below: the audit's options live with its summary, which loads the store and pyarrow.
+OPTIONS: dict[str, type[BaseModel]]
+
+
+def __getattr__(name: str) -> Any:
+    """The result models, the audit's options and ``OPTIONS``, loaded on first use (`import surge` loaded
+    every stage's module, pyarrow and numpy among them: 0.75 s became 2.4 s)."""
+    if name not in LOADED_ON_USE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from pipeline.audit.summary import AuditOptions, AuditSummary
+    from pipeline.stages.build import BuildSummary
+    from pipeline.stages.doctor import DoctorReport
+    from pipeline.stages.export import ExportSummary
+    from pipeline.stages.predict import PredictSummary
+    from pipeline.stages.pull import PullSummary
+    from pipeline.stages.refactor import RefactorSummary
+    from pipeline.stages.review import ReviewResult
+    from pipeline.stages.run import RunSummary
+    from pipeline.stages.score import ScoreSummary
+    from pipeline.stages.show import ShowResult
+    from pipeline.stages.stats import StatsSummary
+
+    models: dict[str, Any] = {
+        "AuditOptions": AuditOptions,
+        "AuditSummary": AuditSummary,
+        "BuildSummary": BuildSummary,
+        "DoctorReport": DoctorReport,
+        "ExportSummary": ExportSummary,
+        "PredictSummary": PredictSummary,
+        "PullSummary": PullSummary,
+        "RefactorSummary": RefactorSummary,
+        "ReviewResult": ReviewResult,
+        "RunSummary": RunSummary,
+        "ScoreSummary": ScoreSummary,
+        "ShowResult": ShowResult,
+        "StatsSummary": StatsSummary,
+    }
+    models["OPTIONS"] = {
+        "run": RunOptions,
+        "build": BuildOptions,
+        "audit": AuditOptions,
+        "export": ExportOptions,
+        "score": ScoreOptions,
+        "stats": StatsOptions,
+        "show": ShowOptions,
+        "predict": PredictOptions,
+        "pull": PullOptions,
+        "refactor": RefactorOptions,
+        "review": ReviewOptions,
+        "doctor": DoctorOptions,
+    }
+    globals().update(models)  # each name is looked up here once
+    return models[name]
+
+
+LOADED_ON_USE = frozenset(
+    {
+        "AuditOptions",
+        "AuditSummary",
+        "BuildSummary",
+        "DoctorReport",
+        "ExportSummary",
+        "PredictSummary",
+        "PullSummary",
+        "RefactorSummary",
+        "ReviewResult",
+        "RunSummary",
+        "ScoreSummary",
+        "ShowResult",
+        "StatsSummary",
+        "OPTIONS",
+    }
+)
