@@ -12,10 +12,11 @@ cache and one run memo per image.
 Hardening: no network, read-only root, tmpfs /app and /tmp, ``cap_drop=ALL``, no-new-privileges, Docker's
 default seccomp profile, a pids limit and a memory limit above the runner's own per-program RLIMIT_DATA.
 Programs run as uid 10001 with no capability, behind the spawn helper's seccomp filter (the host's static
-build of sandboxes/inner/become.c, mounted read-only, as bwrap mounts it): docs/sandboxes.md, "The second
-wall". The runner runs as root in the container with only the capabilities it needs to prepare /app and
-/tmp for that uid, switch to it and signal it (`RUNNER_CAPABILITIES`), so no program can trace, read or
-signal the runner that supervises it. It kills leftovers by uid, as bwrap's root runner does.
+build of sandboxes/inner/become.c, mounted read-only, as bwrap mounts it), which the runner puts up on
+itself as it starts and every program inherits: docs/sandboxes.md, "The second wall". The runner runs as
+root in the container with only the capabilities it needs to prepare /app and /tmp for that uid, switch
+to it and signal it (`RUNNER_CAPABILITIES`), so no program can trace, read or signal the runner that
+supervises it. It kills leftovers by uid, as bwrap's root runner does.
 """
 
 from __future__ import annotations
@@ -210,10 +211,12 @@ class ContainerRunner:
         self.stderr = b""
         self.pending = b""  # bytes of a frame not yet complete
         # Every container runs its programs as SANDBOX_UID, so RLIMIT_NPROC (counted per uid, machine-wide)
-        # would be one budget for all of them: the container's pids limit bounds processes instead.
-        command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp",
-                   "--scratch", SHM_DIR, "--clear-ipc", "--uid", str(SANDBOX_UID), "--kill", "uid",
-                   "--no-rlimit-nproc",
+        # would be one budget for all of them: the container's pids limit bounds processes instead. The
+        # runner starts behind the spawn helper's seccomp filter (--wall), which every program inherits.
+        command = [SPAWN_HELPER_MOUNT, "--wall",
+                   CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(),
+                   "--scratch", "/tmp", "--scratch", SHM_DIR, "--clear-ipc",
+                   "--uid", str(SANDBOX_UID), "--kill", "uid", "--no-rlimit-nproc",
                    "--spawn-helper", SPAWN_HELPER_MOUNT]  # fmt: skip
         created = api.create_container(
             shape.image,
