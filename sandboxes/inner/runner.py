@@ -12,6 +12,9 @@ seccomp filter), or ``{"ready": false, "error": ".."}`` and exits when a ``--spa
 does not work or it was not started behind the helper's wall (``become --wall``).
 Then, for each line read on stdin (a *job*), it writes exactly one line on stdout (its *result*), in order.
 The host may write the next job while one runs (it waits in the pipe). EOF on stdin ends the runner.
+Where the host replaces a sandbox that a program may have spoilt (Docker), it says when (``--spent-on``
+a status; a job that fails, too): from then on every job is refused unrun, so the one it queued behind
+that program runs in a fresh sandbox instead.
 Its own diagnostics go to stderr, never stdout.
 
 Job::
@@ -35,7 +38,7 @@ Job::
 
 Result::
 
-    {"id": .., "ok": true, "error": "",
+    {"id": .., "ok": true, "error": "", "refused"?: true,     # refused: never run (--spent-on; ok false)
      "phases": [{"name": .., "runs": [RUN, ...]}],          # skipped phases are absent
      "artifacts": {"digest": "sha256 of (path, sha256) pairs" | null,
                    "files": [{"path", "sha256", "size", "mode", "b64"?}]}}
@@ -196,6 +199,14 @@ def parse_options() -> argparse.Namespace:
         help="remove every System V IPC object after each phase (only in an IPC namespace of our own)",
     )
     parser.add_argument(
+        "--spent-on",
+        action="append",
+        default=[],
+        help="a run status after which every later job is refused unrun (a program that hit a limit may have "
+        "left state behind; the host replaces the sandbox, and may have queued the next job before it knew); "
+        "a job that fails spends the runner too",
+    )
+    parser.add_argument(
         "--no-rlimit-nproc",
         action="store_true",
         help="leave RLIMIT_NPROC unset: the --uid is shared with other sandboxes (Docker's containers all "
@@ -290,6 +301,7 @@ class Runner:
         self.options = options
         self.path_cache: dict[tuple[str, str], str | None] = {}
         self.warm = warm_compilers(options, self.spawn_server)
+        self.spent = ""  # why every later job is refused ('' while jobs are taken)
 
     def close(self) -> None:
         """Stop the warm compilers, and whatever of their uid is left."""
@@ -302,9 +314,22 @@ class Runner:
         try:
             job = json.loads(line)
             job_id = job.get("id")
-            return self.run_job(job)
+            if self.spent:  # never run: the host sends it again to a fresh sandbox
+                return {"id": job_id, "ok": False, "refused": True, "error": self.spent, "phases": []}
+            result = self.run_job(job)
         except Exception as error:  # the runner must survive anything a job does
+            self.spend("a job failed")
             return {"id": job_id, "ok": False, "error": f"{type(error).__name__}: {error}", "phases": []}
+        statuses = {run["status"] for phase in result["phases"] for run in phase["runs"]}
+        spending = sorted(statuses & set(self.options.spent_on))
+        if spending:
+            self.spend(f"a program ended in {spending[0]}")
+        return result
+
+    def spend(self, why: str) -> None:
+        """Refuse every later job (only where the host asked for it: a sandbox that is then replaced)."""
+        if not self.spent and self.options.spent_on:
+            self.spent = f"sandbox spent: {why}"
 
     def run_job(self, job: Job) -> JobResult:
         workdir = job.get("workdir", "/app")
