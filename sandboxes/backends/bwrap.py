@@ -51,7 +51,9 @@ RUNNER_MOUNT = "/opt/surge-runner"
 SPAWN_HELPER_MOUNT = "/opt/surge-spawn"  # sandboxes/spawn_helper.py's build, read-only
 SANDBOX_PYTHON = "/usr/bin/python3"
 INSTALL_HINT = "apt-get install bubblewrap (or make setup)"
-HELPER_HINT = "apt-get install gcc libc6-dev; `gcc -static sandboxes/inner/become.c` says why"
+HELPER_HINT = (
+    "apt-get install gcc libc6-dev; `gcc -static -nostdlib -ffreestanding sandboxes/inner/become.c` says why"
+)
 
 # Reserved uids for programs when we run as root; a flock per uid keeps concurrent sandboxes apart.
 SANDBOX_UID_FIRST = 61000

@@ -470,7 +470,7 @@ def static_spawn_helper(cache_root: Path) -> Path:
     """The spawn helper every container mounts: static, since it runs on each image's own C library."""
     helper = spawn_helper(cache_root)
     if helper is None or not is_static(helper):
-        problem = "cannot be built" if helper is None else "is not static (no static C library to link)"
+        problem = "cannot be built" if helper is None else "is not static"
         raise SandboxUnavailable(
             f"the spawn helper (sandboxes/inner/become.c) that puts up the containers' seccomp filter "
             f"{problem}: refusing to run untrusted code without it",
