@@ -48,6 +48,11 @@ class SandboxCrash(Exception):
     runner."""
 
 
+class RunnerSpent(SandboxCrash):
+    """The runner refused a job unrun: a program before it may have spoilt its sandbox, which is replaced.
+    The job was written before that was known (queued ahead); it runs again on a fresh runner."""
+
+
 class Unplaceable(Exception):
     """The request cannot run in this backend at all (its image is not built): the result is `verdict`."""
 
@@ -85,10 +90,13 @@ class Runner(Protocol):
     answer). Its place starts and closes it (``acquire``, ``release``)."""
 
     paths: PathMap
+
     # May the next job be written while one runs? Only where nothing a program does reaches the next
-    # job (bwrap: a reset workspace, the sandbox uid's processes killed after every phase). A Docker
-    # container may be contaminated by a program and is then replaced before the next one: no.
-    queue_ahead: bool
+    # job (bwrap: a reset workspace, the sandbox uid's processes killed after every phase), or where the
+    # runner refuses what was queued behind a program that spoilt its sandbox (RunnerSpent: a Docker
+    # container, replaced after such a program). False: given back after every program.
+    @property
+    def queue_ahead(self) -> bool: ...
 
     def send(self, line: bytes) -> None:
         """Write one encoded job (``encode_job``)."""
@@ -265,7 +273,8 @@ class Driver:
     previous result is read after: the runner never waits for the host between programs. The host's work
     per program (a few ms, more while the engine's threads hold the GIL) was a core left idle each time.
     Results come back in request order; a runner that breaks costs the job it was running a
-    sandbox_error, and the job queued behind it runs again on a fresh runner."""
+    sandbox_error, and the job queued behind it runs again on a fresh runner, as does a job the runner
+    refused unrun (RunnerSpent)."""
 
     def __init__(self, core: RunnerCore[Any], alone: frozenset[str]) -> None:
         self.core = core
@@ -337,6 +346,10 @@ class Driver:
             if self.ahead is not None:  # the job queued behind this one starts now
                 self.ahead.started = datetime.now(UTC)
             compile_phase, runs = job.call.complete(result)
+        except RunnerSpent:  # never ran: again, on a fresh runner (the one queued behind it too)
+            self.let_go(broken=True)
+            yield self.run_now(job.request, job.spec, job.place, job.started)
+            return False
         except SandboxCrash as crash:
             self.let_go(broken=True)
             yield self.core.crashed(job.request, job.spec, job.place, job.started, str(crash))
@@ -351,9 +364,11 @@ class Driver:
         place: Place[Any],
         started: datetime,
         planned: tuple[Runner, Plan] | None = None,
+        refused: bool = False,
     ) -> RunResult:
         """The request with the runner to itself (nothing ahead); ``planned``: its plan for a runner,
-        used if that runner is still the one held (a job's paths are its runner's)."""
+        used if that runner is still the one held (a job's paths are its runner's). A job the runner
+        refused runs again on a fresh one (``refused``: this is that second time)."""
         try:
             runner = self.hold(place)
         except SandboxCrash as crash:
@@ -363,6 +378,11 @@ class Driver:
                 alone = source_key(request) in self.alone
                 planned = runner, plan_request(self.core.name, request, spec, place, runner, alone)
             compile_phase, runs = carry_out(planned[1], request, spec, place, runner)
+        except RunnerSpent as crash:
+            self.let_go(broken=True)
+            if refused:  # a fresh runner refused it too: ours
+                return self.core.crashed(request, spec, place, started, str(crash))
+            return self.run_now(request, spec, place, started, refused=True)
         except SandboxCrash as crash:
             self.let_go(broken=True)
             return self.core.crashed(request, spec, place, started, str(crash))

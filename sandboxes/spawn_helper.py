@@ -1,12 +1,14 @@
 """The runner's spawn helper (sandboxes/inner/become.c), built from source once per C compiler.
 
-Every runner hands each program start to this helper (``runner.py --spawn-helper``): it sets the limits,
-switches to the sandbox uid, puts up the second wall (a seccomp filter) and execs the program; a vfork
-and two execs instead of the fork CPython makes when Popen switches user, ~1.5 ms less CPU per program.
-It is built with the host's C compiler into the compile cache's folder, named by the hash of its source
-and the compiler's version, so an edit or a new compiler builds it again. Without a compiler, or where
-it does not build, this answers None and the sandboxes refuse untrusted code (only --unsafe runs on).
-Docker mounts the same file into its containers, so there it must be static (`is_static`).
+Every runner starts through this helper (``become --wall``), which puts up the second wall (a seccomp
+filter) that the runner and all it starts then inherit, and hands each program start to it
+(``runner.py --spawn-helper``): it sets the limits, switches to the sandbox uid and execs the program; a
+vfork and two execs instead of the fork CPython makes when Popen switches user, ~1.5 ms less CPU per
+program. It is built with the host's C compiler into the compile cache's folder, named by the hash of
+its source and the compiler's version, so an edit or a new compiler builds it again. It links no C
+library (become.c says why), so it needs only gcc and the kernel's headers, and it is static: Docker
+mounts the same file into its containers (`is_static`). Without a compiler, or where it does not build,
+this answers None and the sandboxes refuse untrusted code (only --unsafe runs on).
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ from sandboxes.toolchains import find_tool, tool_version
 
 SOURCE = RUNNER_DIR / "become.c"
 COMPILER = "gcc"
-# Static first: the helper then runs in any sandbox of this architecture, whatever its C library.
-BUILD_FLAGS = (("-Os", "-static"), ("-Os",))
+# Static and freestanding: it runs in any sandbox of this architecture, whatever its C library, and starts
+# without one (no stack protector: its canary lives in the C library's thread-local storage).
+BUILD_FLAGS = (
+    ("-Os", "-static", "-nostdlib", "-ffreestanding", "-fno-stack-protector", "-fno-pie", "-no-pie"),
+)
 BUILD_TIMEOUT_S = 60
 
 

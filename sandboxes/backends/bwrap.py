@@ -8,9 +8,10 @@ without shadow files, its own writable tmpfs /app and /tmp, no network, its own 
 namespaces, and a fixed environment. As root it runs programs under a reserved uid (RLIMIT_NPROC works,
 kill-by-uid reaches detached children, and the root runner is out of the programs' reach); as a normal
 user it adds a user namespace and the runner kills everything in the PID namespace after each phase.
-Tools are the host's, as the sandbox PATH sees them. Every program and compiler starts through the spawn
-helper (sandboxes/spawn_helper.py), which puts up the second wall, a seccomp filter: without a C
-compiler to build it the backend refuses to run untrusted code (docs/sandboxes.md, "The second wall").
+Tools are the host's, as the sandbox PATH sees them. The runner starts behind the spawn helper's second
+wall, a seccomp filter every program and compiler inherits, and starts each of them through the helper
+(sandboxes/spawn_helper.py): without a C compiler to build it the backend refuses to run untrusted code
+(docs/sandboxes.md, "The second wall").
 
 ``unsafe=True`` without bwrap runs the same runner directly on the host ("unsafe-local"): trusted code
 only; its /app and /tmp are a scratch folder per runner (`PathMap`).
@@ -50,7 +51,9 @@ RUNNER_MOUNT = "/opt/surge-runner"
 SPAWN_HELPER_MOUNT = "/opt/surge-spawn"  # sandboxes/spawn_helper.py's build, read-only
 SANDBOX_PYTHON = "/usr/bin/python3"
 INSTALL_HINT = "apt-get install bubblewrap (or make setup)"
-HELPER_HINT = "apt-get install gcc libc6-dev; `gcc -static sandboxes/inner/become.c` says why"
+HELPER_HINT = (
+    "apt-get install gcc libc6-dev; `gcc -static -nostdlib -ffreestanding sandboxes/inner/become.c` says why"
+)
 
 # Reserved uids for programs when we run as root; a flock per uid keeps concurrent sandboxes apart.
 SANDBOX_UID_FIRST = 61000
@@ -152,8 +155,10 @@ class BwrapLauncher:
         helper = spawn_helper(self.cache.root)
         if self.bwrap is None:
             return start_unsafe(uid, lock, helper)
+        walled: list[str] = []  # the runner starts behind the helper's wall, which its programs inherit
         if helper is not None:
             runner_args += ["--spawn-helper", SPAWN_HELPER_MOUNT]
+            walled = [SPAWN_HELPER_MOUNT, "--wall"]
         argv = [
             self.bwrap,
             *bwrap_mounts(),
@@ -161,6 +166,7 @@ class BwrapLauncher:
             *bwrap_namespaces(as_root=uid is not None),
             "--chdir",
             WORKDIR,
+            *walled,
             SANDBOX_PYTHON,
             "-I",
             "-S",
@@ -182,7 +188,8 @@ def start_unsafe(uid: int | None, lock: Any | None, helper: Path | None) -> Runn
         (scratch / name).mkdir()
     argv = [SANDBOX_PYTHON, "-I", "-S", str(RUNNER_DIR / "runner.py"), "--scratch", str(scratch / "tmp")]
     argv += ["--uid", str(uid)] if uid is not None else ["--kill", "group"]
-    argv += ["--spawn-helper", str(helper)] if helper is not None else []
+    if helper is not None:
+        argv = [str(helper), "--wall", *argv, "--spawn-helper", str(helper)]
     env = {**runner_env(), "HOME": str(scratch / "tmp" / "home")}
     return RunnerProcess(argv, env, lock, scratch, uid)
 

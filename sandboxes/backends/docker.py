@@ -12,10 +12,11 @@ cache and one run memo per image.
 Hardening: no network, read-only root, tmpfs /app and /tmp, ``cap_drop=ALL``, no-new-privileges, Docker's
 default seccomp profile, a pids limit and a memory limit above the runner's own per-program RLIMIT_DATA.
 Programs run as uid 10001 with no capability, behind the spawn helper's seccomp filter (the host's static
-build of sandboxes/inner/become.c, mounted read-only, as bwrap mounts it): docs/sandboxes.md, "The second
-wall". The runner runs as root in the container with only the capabilities it needs to prepare /app and
-/tmp for that uid, switch to it and signal it (`RUNNER_CAPABILITIES`), so no program can trace, read or
-signal the runner that supervises it. It kills leftovers by uid, as bwrap's root runner does.
+build of sandboxes/inner/become.c, mounted read-only, as bwrap mounts it), which the runner puts up on
+itself as it starts and every program inherits: docs/sandboxes.md, "The second wall". The runner runs as
+root in the container with only the capabilities it needs to prepare /app and /tmp for that uid, switch
+to it and signal it (`RUNNER_CAPABILITIES`), so no program can trace, read or signal the runner that
+supervises it. It kills leftovers by uid, as bwrap's root runner does.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from sandboxes.core import (
     RUNNER_DIR,
     PathMap,
     RunnerCore,
+    RunnerSpent,
     SandboxCrash,
     Unplaceable,
     runner_env,
@@ -198,23 +200,29 @@ def host_config(api: Any, shape: ContainerShape, helper: Path) -> Any:
 class ContainerRunner:
     """A container whose main process is the runner: jobs go in and results come out on its attach socket."""
 
-    queue_ahead = False  # a program may contaminate its container, which is then replaced before the next
-
-    def __init__(self, api: Any, shape: ContainerShape, helper: Path) -> None:
+    def __init__(
+        self, api: Any, shape: ContainerShape, helper: Path, recycle_after: int = RECYCLE_AFTER_PROGRAMS
+    ) -> None:
         self.api = api
         self.shape = shape
         self.paths = PathMap()  # /app and /tmp are the container's own
-        self.programs = 0
+        self.recycle_after = recycle_after
+        self.jobs = 0  # written to it so far
         self.contaminated = False
         self.stdout = b""
         self.stderr = b""
         self.pending = b""  # bytes of a frame not yet complete
         # Every container runs its programs as SANDBOX_UID, so RLIMIT_NPROC (counted per uid, machine-wide)
-        # would be one budget for all of them: the container's pids limit bounds processes instead.
-        command = [CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(), "--scratch", "/tmp",
-                   "--scratch", SHM_DIR, "--clear-ipc", "--uid", str(SANDBOX_UID), "--kill", "uid",
-                   "--no-rlimit-nproc",
+        # would be one budget for all of them: the container's pids limit bounds processes instead. The
+        # runner starts behind the spawn helper's seccomp filter (--wall), which every program inherits.
+        command = [SPAWN_HELPER_MOUNT, "--wall",
+                   CONTAINER_PYTHON, "-I", "-S", "-c", runner_source(),
+                   "--scratch", "/tmp", "--scratch", SHM_DIR, "--clear-ipc",
+                   "--uid", str(SANDBOX_UID), "--kill", "uid", "--no-rlimit-nproc",
                    "--spawn-helper", SPAWN_HELPER_MOUNT]  # fmt: skip
+        # a program that may have spoilt the container spends its runner: what was queued behind it is
+        # refused unrun (RunnerSpent) and runs again in a fresh container
+        command += [word for status in sorted(CONTAMINATING_STATUSES) for word in ("--spent-on", status)]
         created = api.create_container(
             shape.image,
             command=command,
@@ -241,12 +249,20 @@ class ContainerRunner:
             self.close()
             raise SandboxCrash(f"runner did not start in {shape.image}: {ready}")
 
+    @property
+    def queue_ahead(self) -> bool:
+        """Write the next job while one runs while the container takes another after it and no program
+        is known to have spoilt it (the runner refuses what was queued behind one that did). Otherwise
+        the core gives the container back after the job, and it is recycled."""
+        return not self.contaminated and self.jobs + 1 < self.recycle_after
+
     def call(self, job: Job, timeout_s: float) -> JobResult:
         self.socket.settimeout(timeout_s)
         self.send(encode_job(job))
         return self.receive(timeout_s)
 
     def send(self, line: bytes) -> None:
+        self.jobs += 1
         try:
             self.socket.sendall(line)
         except OSError as error:
@@ -255,6 +271,9 @@ class ContainerRunner:
 
     def receive(self, timeout_s: float) -> JobResult:
         result = self.read_line(timeout_s)
+        if result.get("refused"):
+            self.contaminated = True
+            raise RunnerSpent(f"container runner refused a job: {result.get('error')}")
         if not result.get("ok"):
             self.contaminated = True
             raise SandboxCrash(f"runner failed the job: {result.get('error')}")
@@ -364,6 +383,7 @@ class DockerLauncher:
         self.name = NAME
         self.recycle_after = recycle_after
         self.pools: dict[ContainerShape, queue.Queue[ContainerRunner]] = {}
+        self.places: dict[ContainerShape, ImagePlace] = {}  # one per shape: the core holds a runner per place
         self.all_runners: list[ContainerRunner] = []
         self.images: dict[str, ImageFacts | None] = {}
         self.lock = threading.Lock()
@@ -375,7 +395,11 @@ class DockerLauncher:
         facts = self.image_facts(image)
         if facts is None:
             raise Unplaceable(Verdict.TOOLCHAIN_MISSING, f"image {image} is not built: {BUILD_HINT}")
-        return ImagePlace(self, facts, ContainerShape.of(image, request))
+        shape = ContainerShape.of(image, request)
+        with self.lock:
+            if shape not in self.places:
+                self.places[shape] = ImagePlace(self, facts, shape)
+            return self.places[shape]
 
     # -- images ----------------------------------------------------------------------------------
 
@@ -408,7 +432,7 @@ class DockerLauncher:
         except queue.Empty:
             pass
         try:
-            runner = ContainerRunner(self.api, shape, self.helper)
+            runner = ContainerRunner(self.api, shape, self.helper, self.recycle_after)
         except DockerException as error:  # a container that would not start
             raise SandboxCrash(str(error)) from None
         with self.lock:
@@ -421,8 +445,7 @@ class DockerLauncher:
         if broken:
             self.discard(runner)
             return
-        runner.programs += 1
-        if runner.contaminated or runner.programs >= self.recycle_after or self.closed:
+        if runner.contaminated or runner.jobs >= self.recycle_after or self.closed:
             self.discard(runner)
             return
         self.pools[runner.shape].put(runner)
@@ -447,7 +470,7 @@ def static_spawn_helper(cache_root: Path) -> Path:
     """The spawn helper every container mounts: static, since it runs on each image's own C library."""
     helper = spawn_helper(cache_root)
     if helper is None or not is_static(helper):
-        problem = "cannot be built" if helper is None else "is not static (no static C library to link)"
+        problem = "cannot be built" if helper is None else "is not static"
         raise SandboxUnavailable(
             f"the spawn helper (sandboxes/inner/become.c) that puts up the containers' seccomp filter "
             f"{problem}: refusing to run untrusted code without it",

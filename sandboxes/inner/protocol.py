@@ -152,6 +152,7 @@ class _ResultRequired(TypedDict):
 
 class JobResult(_ResultRequired, total=False):
     artifacts: Artifacts  # absent when the job failed before its phases
+    refused: bool  # never run: the runner was spent (--spent-on); "ok" is false
 
 
 class CachedCompile(TypedDict):

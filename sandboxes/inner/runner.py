@@ -7,10 +7,14 @@ images with their system python3. The host side is sandboxes/backends/bwrap.py (
 Protocol (JSON lines, UTF-8; its records, for both sides, are the TypedDicts of protocol.py)
 ------------------------------------------------------------------------------------------
 On start the runner writes one line ``{"ready": true, "runner": VERSION, "uid": .., "python": "..",
-"wall": true|false}`` (wall: every program goes through the spawn helper's seccomp filter), or
-``{"ready": false, "error": ".."}`` and exits when a ``--spawn-helper`` it was given does not work.
+"wall": true|false}`` (wall: this runner, and so every program it starts, is behind the spawn helper's
+seccomp filter), or ``{"ready": false, "error": ".."}`` and exits when a ``--spawn-helper`` it was given
+does not work or it was not started behind the helper's wall (``become --wall``).
 Then, for each line read on stdin (a *job*), it writes exactly one line on stdout (its *result*), in order.
 The host may write the next job while one runs (it waits in the pipe). EOF on stdin ends the runner.
+Where the host replaces a sandbox that a program may have spoilt (Docker), it says when (``--spent-on``
+a status; a job that fails, too): from then on every job is refused unrun, so the one it queued behind
+that program runs in a fresh sandbox instead.
 Its own diagnostics go to stderr, never stdout.
 
 Job::
@@ -34,7 +38,7 @@ Job::
 
 Result::
 
-    {"id": .., "ok": true, "error": "",
+    {"id": .., "ok": true, "error": "", "refused"?: true,     # refused: never run (--spent-on; ok false)
      "phases": [{"name": .., "runs": [RUN, ...]}],          # skipped phases are absent
      "artifacts": {"digest": "sha256 of (path, sha256) pairs" | null,
                    "files": [{"path", "sha256", "size", "mode", "b64"?}]}}
@@ -53,9 +57,10 @@ How limits are enforced (per run)
 - The child gets its own session (setsid), rlimits CPU (soft = ceil(cpu_s), SIGKILL one second later),
   DATA or AS (memory_mib), FSIZE, CORE = 0 and, when the runner can drop privileges, NPROC.
   With ``--spawn-helper`` (become.c, built by the host) a small static binary sets them, switches to
-  ``--uid`` (when given), puts up the second wall (no new privileges and a seccomp filter: become.c says
-  which calls it refuses) and execs the program: a vfork and two execs per start instead of a fork of
-  this process. Compilers go through it too. The runner itself stays outside the filter.
+  ``--uid`` (when given) and execs the program: a vfork and two execs per start instead of a fork of this
+  process. Compilers go through it too. The second wall (no new privileges and a seccomp filter:
+  become.c says which calls it refuses) is the runner's own: the same helper put it up before it exec'd
+  this runner (``become --wall``), and every process started from here inherits it.
 - When the runner is real root (bwrap as root without a user namespace, or Docker) every child runs under
   ``--uid`` (an unprivileged uid reserved for this sandbox): RLIMIT_NPROC then bites (root ignores it),
   /etc/shadow is unreadable, and "kill every process of that uid" kills the whole tree, including
@@ -83,7 +88,7 @@ import json
 import math
 import os
 import resource
-import selectors
+import select
 import shutil
 import signal
 import subprocess
@@ -139,7 +144,16 @@ KILL_PASSES = 20
 KILL_DEADLINE_S = 5.0
 # Below this the runner itself could not run under the phase's memory limit during a spawn.
 FAST_SPAWN_MIN_MEMORY_MIB = 64
-WALL_FAILED = 100000  # become.c adds this to the errno it reports when its seccomp filter cannot go up
+# Signals Python ignores at start, which an exec would pass on ignored: a program gets them at their
+# default, as Popen's restore_signals gives them.
+SPAWN_DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
+# How often a running program's CPU time is read from /proc (RLIMIT_CPU only has whole seconds), and how
+# often its exit is looked for where no pidfd tells it (Linux < 5.3).
+CPU_POLL_S = 0.1
+EXIT_POLL_S = 0.02
+CLOCK_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+SMALL_FILE_BYTES = 65536  # more than a /proc/<pid>/stat or an empty /proc/sysvipc table holds
+SECCOMP_MODE_FILTER = b"2"  # /proc/<pid>/status "Seccomp:" of a process behind a filter
 
 
 def main() -> None:
@@ -185,6 +199,14 @@ def parse_options() -> argparse.Namespace:
         help="remove every System V IPC object after each phase (only in an IPC namespace of our own)",
     )
     parser.add_argument(
+        "--spent-on",
+        action="append",
+        default=[],
+        help="a run status after which every later job is refused unrun (a program that hit a limit may have "
+        "left state behind; the host replaces the sandbox, and may have queued the next job before it knew); "
+        "a job that fails spends the runner too",
+    )
+    parser.add_argument(
         "--no-rlimit-nproc",
         action="store_true",
         help="leave RLIMIT_NPROC unset: the --uid is shared with other sandboxes (Docker's containers all "
@@ -194,8 +216,9 @@ def parse_options() -> argparse.Namespace:
     parser.add_argument(
         "--spawn-helper",
         default=None,
-        help="a static binary (become.c) that sets the limits, switches to --uid, puts up the seccomp "
-        "filter and execs the program (each start a vfork, not a fork of this process); it must work",
+        help="a static binary (become.c) that sets the limits, switches to --uid and execs the program "
+        "(each start a vfork, not a fork of this process); it must work, and this runner must have been "
+        "started behind its seccomp filter (become --wall)",
     )
     options = parser.parse_args()
     if options.uid is not None and os.getuid() != 0:
@@ -230,8 +253,10 @@ def warm_compilers(options: argparse.Namespace, spawn) -> WarmCompilers | None:
 
 
 def wall_fault(helper: str | None) -> str:
-    """Why the spawn helper we were given cannot start programs behind its wall ('' when it can, or when
-    none was given): its own check puts the filter up in a child and proves a denied call fails."""
+    """Why programs cannot start here behind the spawn helper's wall ('' when they can, or when no helper
+    was given): the helper's own check puts the filter up in a child and proves a denied call fails, and
+    this runner must itself be behind a filter (the helper's, put up by ``become --wall`` before it
+    exec'd us after the same proof), which every program then inherits."""
     if helper is None:
         return ""
     if not (os.path.isfile(helper) and os.access(helper, os.X_OK)):
@@ -242,12 +267,33 @@ def wall_fault(helper: str | None) -> str:
         return f"spawn helper {helper} does not run: {error}"
     if check.returncode != 0:
         return f"spawn helper {helper} --check failed: {check.stderr.decode('utf-8', 'replace').strip()}"
-    return ""
+    return own_wall_fault(helper)
+
+
+def own_wall_fault(helper: str) -> str:
+    """'' when this process has no new privileges and a seccomp filter in force (/proc/self/status), else
+    why not: a runner started without ``become --wall`` would start its programs without the wall."""
+    status = read_small_file("/proc/self/status") or b""
+    fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+    no_new_privileges = fields.get(b"NoNewPrivs", b"").strip() == b"1"
+    filtered = fields.get(b"Seccomp", b"").strip() == SECCOMP_MODE_FILTER
+    if no_new_privileges and filtered:
+        return ""
+    return (
+        f"the runner is not behind the seccomp filter (NoNewPrivs {no_new_privileges}, filter {filtered} in "
+        f"/proc/self/status): start it through `{helper} --wall`"
+    )
 
 
 def emit(message: JobResult | dict) -> None:
-    sys.stdout.write(json.dumps(message, ensure_ascii=True) + "\n")
-    sys.stdout.flush()
+    """One line on stdout, written whole (nothing else of ours writes there)."""
+    write_all(sys.stdout.fileno(), (json.dumps(message, ensure_ascii=True) + "\n").encode("ascii"))
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 class Runner:
@@ -255,6 +301,7 @@ class Runner:
         self.options = options
         self.path_cache: dict[tuple[str, str], str | None] = {}
         self.warm = warm_compilers(options, self.spawn_server)
+        self.spent = ""  # why every later job is refused ('' while jobs are taken)
 
     def close(self) -> None:
         """Stop the warm compilers, and whatever of their uid is left."""
@@ -267,9 +314,22 @@ class Runner:
         try:
             job = json.loads(line)
             job_id = job.get("id")
-            return self.run_job(job)
+            if self.spent:  # never run: the host sends it again to a fresh sandbox
+                return {"id": job_id, "ok": False, "refused": True, "error": self.spent, "phases": []}
+            result = self.run_job(job)
         except Exception as error:  # the runner must survive anything a job does
+            self.spend("a job failed")
             return {"id": job_id, "ok": False, "error": f"{type(error).__name__}: {error}", "phases": []}
+        statuses = {run["status"] for phase in result["phases"] for run in phase["runs"]}
+        spending = sorted(statuses & set(self.options.spent_on))
+        if spending:
+            self.spend(f"a program ended in {spending[0]}")
+        return result
+
+    def spend(self, why: str) -> None:
+        """Refuse every later job (only where the host asked for it: a sandbox that is then replaced)."""
+        if not self.spent and self.options.spent_on:
+            self.spent = f"sandbox spent: {why}"
 
     def run_job(self, job: Job) -> JobResult:
         workdir = job.get("workdir", "/app")
@@ -311,10 +371,14 @@ class Runner:
                 raise ValueError(f"file path escapes the workdir: {entry['path']!r}")
             self.make_parents(root, os.path.dirname(target))
             data = base64.b64decode(entry["b64"]) if "b64" in entry else entry.get("text", "").encode("utf-8")
-            with open(target, "wb") as handle:
-                handle.write(data)
-            os.chmod(target, int(entry.get("mode", 0o644)))
-            self.give_to_sandbox_user(target)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                write_all(fd, data)
+                os.fchmod(fd, int(entry.get("mode", 0o644)))
+                if self.options.uid is not None:
+                    os.fchown(fd, self.options.uid, self.options.gid)
+            finally:
+                os.close(fd)
 
     def make_parents(self, root: str, directory: str) -> None:
         missing = []
@@ -434,24 +498,30 @@ class Child:
 
     @classmethod
     def spawn_through_helper(cls, executable, argv, env, cwd, limits, options, memory_rlimit) -> Child:
-        """vfork+exec of the spawn helper (become.c), which sets the limits, switches to the sandbox uid
-        and execs the program: ~0.9 ms of CPU per start, where Popen switching user itself forks this
-        process (~2.4 ms). CPU counts from the program's start, since the helper has just begun."""
+        """posix_spawn (a vfork and an exec) of the spawn helper (become.c), which closes the runner's
+        descriptors on exec, changes to ``cwd``, sets the limits, switches to the sandbox uid and execs
+        the program, behind the wall it inherits from this runner: ~0.55 ms of CPU per start of
+        /bin/true (0.4 ms without the helper), where Popen switching user itself forks this process
+        (~2.4 ms), and one call here where Popen's Python took ~0.3 ms. CPU counts from the program's
+        start, since the helper has just begun."""
         theirs, ours = stdio_pipes()
         report_r, report_w = os.pipe()  # the helper's errno, if it fails; end of file once the program runs
         wanted = wanted_limits(limits, memory_rlimit, with_cpu=True, with_processes=options.rlimit_nproc)
         spec = ",".join(f"{which}:{soft}:{hard}" for which, soft, hard in wanted) or "-"
         who = ["-", "-"] if options.uid is None else [str(options.uid), str(options.gid)]
-        ids = [str(report_w), *who]
         reset_peak_rss()
         try:
-            process = popen_detached(
-                [options.spawn_helper, *ids, spec, executable, *argv],
+            # the helper's end stays open across its exec (it marks it close-on-exec itself); this runner
+            # has no other thread that could start a process meanwhile and inherit it
+            os.set_inheritable(report_w, True)
+            pid = os.posix_spawn(
                 options.spawn_helper,
-                theirs,
-                cwd,
+                [options.spawn_helper, str(report_w), *who, spec, cwd, executable, *argv],
                 env,
-                pass_fds=(report_w,),
+                file_actions=[(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(theirs)],
+                setsid=True,  # a session and process group of its own: kill_group reaches its tree
+                setsigmask=(),
+                setsigdef=SPAWN_DEFAULT_SIGNALS,  # this Python ignores them; a program must not
             )
         except OSError:
             for fd in (*ours, report_r):
@@ -460,13 +530,11 @@ class Child:
         finally:
             for fd in (*theirs, report_w):
                 os.close(fd)
-        failure = exec_failure(report_r, process.pid, ours)
+        failure = exec_failure(report_r, pid, ours)
         if failure:  # it never became the program: fail as Popen would
             number = int(failure) if failure.isdigit() else errno.EIO
-            if number >= WALL_FAILED:  # ours: the job fails (a sandbox error), never exec_failed
-                raise RuntimeError(f"the seccomp wall did not go up: {os.strerror(number - WALL_FAILED)}")
             raise OSError(number, os.strerror(number))
-        return cls(process.pid, *ours)
+        return cls(pid, *ours)
 
     @classmethod
     def spawn_fast(cls, executable, argv, env, cwd, limits, options, memory_rlimit) -> Child:
@@ -532,66 +600,81 @@ class Child:
         return cls(pid, *ours)
 
     def supervise(self, stdin_bytes: bytes, limits: PhaseLimits, started: float) -> dict:
+        """Feed stdin, collect stdout and stderr (cut at the cap), and wait for the exit, the wall limit or
+        the CPU limit. The runner wakes for output and for the exit (a pidfd), and looks at the CPU time
+        every CPU_POLL_S, never for each chunk of output."""
         cap = int(limits.get("output_bytes", 1 << 20))
         wall_s = float(limits.get("wall_s", 10.0))
         cpu_s = float(limits.get("cpu_s", 10.0))
         buffers = {"stdout": bytearray(), "stderr": bytearray()}
         truncated = {"stdout": False, "stderr": False}
-        selector = selectors.DefaultSelector()
-        pidfd = os.pidfd_open(self.pid) if hasattr(os, "pidfd_open") else None
+        poller = select.poll()
+        pidfd = open_pidfd(self.pid)
+        exited = pidfd is None  # without a pidfd nothing wakes us at the exit: look at every pass, often
         if pidfd is not None:
-            selector.register(pidfd, selectors.EVENT_READ, "exit")
+            poller.register(pidfd, select.POLLIN)
+        names = {}
         for name in ("stdout", "stderr"):
             os.set_blocking(self.fd(name), False)
-            selector.register(self.fd(name), selectors.EVENT_READ, name)
+            poller.register(self.fd(name), select.POLLIN)
+            names[self.fd(name)] = name
         pending = memoryview(stdin_bytes)
         if pending:
             os.set_blocking(self.fd("stdin"), False)
-            selector.register(self.fd("stdin"), selectors.EVENT_WRITE, "stdin")
+            poller.register(self.fd("stdin"), select.POLLOUT)
+            names[self.fd("stdin")] = "stdin"
         else:
             self.close_fd("stdin")
         killed_for = None
         status = None
-        open_streams = 2
+        cpu_checked = started
         try:
             while status is None:
-                remaining = started + wall_s - time.monotonic()
+                now = time.monotonic()
+                remaining = started + wall_s - now
                 if remaining <= 0:
                     killed_for = "wall_time_limit"
                     break
-                # poll cpu time ourselves too: RLIMIT_CPU only has whole seconds
-                events = selector.select(timeout=min(remaining, 0.02 if pidfd is None else 0.1))
-                for key, _ in events:
-                    if key.data == "exit":
-                        selector.unregister(key.fd)
-                    elif key.data == "stdin":
+                # RLIMIT_CPU only has whole seconds: the CPU time is polled too, every CPU_POLL_S
+                wait_s = min(remaining, max(0.0, cpu_checked + CPU_POLL_S - now))
+                if exited:
+                    wait_s = min(wait_s, EXIT_POLL_S)
+                for fd, _ in poller.poll(math.ceil(wait_s * 1000)):
+                    if fd == pidfd:
+                        poller.unregister(fd)
+                        exited = True
+                    elif names[fd] == "stdin":
                         try:
-                            written = os.write(key.fd, pending[:READ_CHUNK_BYTES])
+                            written = os.write(fd, pending[:READ_CHUNK_BYTES])
                             pending = pending[written:]
                         except (BrokenPipeError, OSError):
                             pending = pending[:0]
                         if not pending:
-                            selector.unregister(key.fd)
+                            poller.unregister(fd)
                             self.close_fd("stdin")
                     else:
-                        chunk = read_some(key.fd)
+                        chunk = read_some(fd)
                         if chunk is None:
                             continue
                         if not chunk:
-                            selector.unregister(key.fd)
-                            open_streams -= 1
+                            poller.unregister(fd)
                             continue
-                        room = cap - len(buffers[key.data])
-                        buffers[key.data] += chunk[: max(room, 0)]
+                        name = names[fd]
+                        room = cap - len(buffers[name])
+                        buffers[name] += chunk[: max(room, 0)]
                         if len(chunk) > room:
-                            truncated[key.data] = True
+                            truncated[name] = True
                             killed_for = "output_limit"
-                status = try_wait(self.pid)
+                if exited:
+                    status = try_wait(self.pid)
                 if killed_for:
                     break
-                if status is None and cpu_used(self.pid) > cpu_s:
-                    killed_for = "cpu_time_limit"
-                    break
+                now = time.monotonic()
+                if status is None and now - cpu_checked >= CPU_POLL_S:
+                    cpu_checked = now
+                    if cpu_used(self.pid) > cpu_s:
+                        killed_for = "cpu_time_limit"
+                        break
             if status is None:
                 kill_group(self.pid)
                 status = wait(self.pid)
@@ -601,7 +684,6 @@ class Child:
         wall = time.monotonic() - started
         # The program is gone; what a detached child still holds open is read without waiting for it.
         drain(self.fds, buffers, truncated, cap)
-        selector.close()
         _, wait_status, usage = status
         return {
             "wait_status": wait_status,
@@ -908,6 +990,30 @@ def wait(pid: int):
             continue
 
 
+def open_pidfd(pid: int) -> int | None:
+    """A descriptor that polls readable when the process exits (Linux >= 5.3, Python >= 3.9), or None."""
+    if not hasattr(os, "pidfd_open"):
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:  # a kernel (or seccomp profile) without it
+        return None
+
+
+def read_small_file(path: str) -> bytes | None:
+    """A small file's bytes (a /proc entry) in three system calls, or None when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, SMALL_FILE_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def kill_group(pid: int) -> None:
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         with contextlib.suppress(OSError):
@@ -916,13 +1022,12 @@ def kill_group(pid: int) -> None:
 
 def cpu_used(pid: int) -> float:
     """CPU seconds of a live process and its waited-for children, from /proc (0 if it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-    except OSError:
+    data = read_small_file(f"/proc/{pid}/stat")
+    if data is None:
         return 0.0
+    fields = data.rsplit(b")", 1)[1].split()
     ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return ticks / CLOCK_TICKS_PER_S
 
 
 def kill_every_process_of(uid: int) -> None:
@@ -1002,12 +1107,9 @@ def clear_sysv_ipc(uid: int | None, gid: int | None) -> None:
 def sysv_ipc_left() -> bool:
     """Does this IPC namespace hold any System V object (a table with more than its header line)?"""
     for table in ("/proc/sysvipc/shm", "/proc/sysvipc/msg", "/proc/sysvipc/sem"):
-        try:
-            with open(table, "rb") as handle:
-                if handle.read().count(b"\n") > 1:
-                    return True
-        except OSError:
-            continue
+        data = read_small_file(table)
+        if data is not None and data.count(b"\n") > 1:
+            return True
     return False
 
 
@@ -1089,16 +1191,30 @@ def drain(fds: dict, buffers: dict, truncated: dict, cap: int) -> None:
 
 
 def clear_directory(directory: str) -> None:
-    os.makedirs(directory, exist_ok=True)
-    for entry in os.scandir(directory):
+    try:
+        with os.scandir(directory) as listing:
+            entries = list(listing)
+    except FileNotFoundError:
+        os.makedirs(directory, exist_ok=True)
+        return
+    for entry in entries:
         try:
-            if entry.is_dir(follow_symlinks=False):
+            if not entry.is_dir(follow_symlinks=False):
+                os.unlink(entry.path)
+            elif not remove_if_empty(entry.path):
                 make_writable(entry.path)
                 shutil.rmtree(entry.path, ignore_errors=True)
-            else:
-                os.unlink(entry.path)
         except OSError as error:
             print(f"runner: cannot remove {entry.path}: {error}", file=sys.stderr)
+
+
+def remove_if_empty(directory: str) -> bool:
+    """One call for the usual case (an empty HOME), before rmtree's walk."""
+    try:
+        os.rmdir(directory)
+    except OSError:
+        return False
+    return True
 
 
 def make_writable(directory: str) -> None:

@@ -74,6 +74,22 @@ def test_warm_container_serves_many_programs_each_in_a_fresh_workdir(docker_back
     assert docker_backend.launcher.containers_started - started <= 1
 
 
+def test_in_one_batch_a_program_behind_one_that_hit_a_limit_runs_in_a_fresh_container(
+    docker_backend: Any,
+) -> None:
+    """A container's next job is written while one runs; a program that hit a limit may have spoilt the
+    container, so its runner refuses the job queued behind it, which runs again in a fresh container."""
+    leave = "open('/tmp/left.txt', 'w').write('x')\nwhile True: pass\n"
+    look = "import os\nprint(sorted(os.listdir('/tmp')))  # {n}\n"
+    programs = [Program.single("python", source) for source in [leave, *(look.format(n=n) for n in range(3))]]
+    started = docker_backend.launcher.containers_started
+    requests = [RunRequest(program=program, profile=PROFILE, limits=FAST_LIMITS) for program in programs]
+    results = list(docker_backend.run_batch(requests))
+    assert [r.verdict for r in results] == [Verdict.CPU_TIME_LIMIT] + [Verdict.OK] * 3
+    assert {r.label for r in results[1:]} == {"['home']\n"}
+    assert docker_backend.launcher.containers_started - started == 1  # the spent one replaced, once
+
+
 def test_containers_are_hardened(docker_backend: Any) -> None:
     run(docker_backend, Program.single("python", "print(1)\n"))
     runner = next(r for r in docker_backend.launcher.all_runners if r.shape.image == "surge/python:bookworm")

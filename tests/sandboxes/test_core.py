@@ -13,7 +13,7 @@ from typing import Any
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Program, RunRequest, Verdict
 from sandboxes.compile_cache import CompileCache, RunMemo
-from sandboxes.core import QUEUE_AHEAD_MAX_BYTES, PathMap, RunnerCore, SandboxCrash, Unplaceable
+from sandboxes.core import QUEUE_AHEAD_MAX_BYTES, PathMap, RunnerCore, RunnerSpent, SandboxCrash, Unplaceable
 from sandboxes.profiles import get_profile
 
 HELLO_CPP = '#include <cstdio>\nint main(){ std::puts("hi"); }\n'
@@ -28,18 +28,25 @@ def raw_run(argv: list[str], status: str = "ok", stdout: str = "") -> dict[str, 
 
 
 class ScriptedRunner:
-    """Compiles succeed with one artifact; runs print 'hi'; `crash_on` makes a job fail like a dead runner.
-    Jobs may be queued (``send``) before the previous result is read, as with the real runner. It has
-    only what the core's ``Runner`` asks: paths, queue_ahead, send, receive."""
+    """Compiles succeed with one artifact; runs print 'hi'; `crash_on` makes a job fail like a dead runner;
+    a run whose stdin is `spoil_on` hits its CPU limit and spends the runner, which then refuses every
+    later job unrun, as the real runner does under --spent-on. Jobs may be queued (``send``) before the
+    previous result is read, as with the real runner. It has only what the core's ``Runner`` asks:
+    paths, queue_ahead, send, receive."""
 
-    queue_ahead = True
-
-    def __init__(self, crash_on: str | None = None) -> None:
+    def __init__(self, crash_on: str | None = None, spoil_on: str | None = None) -> None:
         self.paths = PathMap()
         self.jobs: list[dict[str, Any]] = []
         self.results: list[dict[str, Any] | None] = []  # None: the runner died on that job
         self.crash_on = crash_on
+        self.spoil_on = spoil_on
+        self.spent = False
+        self.spent_seen = False  # a result read says a program spent it: nothing more is queued (Docker's)
         self.unread_at_send: list[int] = []  # results not yet read when each job was written
+
+    @property
+    def queue_ahead(self) -> bool:
+        return not self.spent_seen
 
     def send(self, line: bytes) -> None:
         job = json.loads(line)
@@ -51,9 +58,15 @@ class ScriptedRunner:
         result = self.results.pop(0)
         if result is None:
             raise SandboxCrash("runner exited (-9)")
+        if result.get("refused"):
+            raise RunnerSpent("runner refused a job: sandbox spent")
+        statuses = {run["status"] for phase in result["phases"] for run in phase["runs"]}
+        self.spent_seen = self.spent_seen or statuses != {"ok"}
         return result
 
     def answer(self, job: dict[str, Any]) -> dict[str, Any] | None:
+        if self.spent:
+            return {"ok": False, "refused": True, "error": "sandbox spent", "phases": []}
         phases, artifacts = [], {"digest": None, "files": []}
         for phase in job["phases"]:
             if self.crash_on is not None and self.crash_on in (phase["name"], phase.get("stdin")):
@@ -64,7 +77,10 @@ class ScriptedRunner:
                 artifacts = {"digest": "d" * 64, "files": [artifact]}
             else:
                 stdout = phase.get("stdin") or "hi\n"  # echoes its stdin: results are told apart
-                runs = [raw_run(phase["argv"], stdout=stdout) for _ in range(phase.get("repeat", 1))]
+                status = "ok"
+                if self.spoil_on is not None and phase.get("stdin") == self.spoil_on:
+                    status, self.spent = "cpu_time_limit", True
+                runs = [raw_run(phase["argv"], status, stdout) for _ in range(phase.get("repeat", 1))]
                 phases.append({"name": phase["name"], "runs": runs})
         return {"ok": True, "phases": phases, "artifacts": artifacts}
 
@@ -74,12 +90,15 @@ class ScriptedLauncher:
 
     name = "scripted"
 
-    def __init__(self, cache_dir: Path, tools: set[str], crash_on: str | None = None) -> None:
+    def __init__(
+        self, cache_dir: Path, tools: set[str], crash_on: str | None = None, spoil_on: str | None = None
+    ) -> None:
         self.cache = CompileCache(cache_dir)
         self.memo = RunMemo()
         self.image_digest: str | None = "img@sha256:abc"
         self.tools = tools
         self.crash_on = crash_on
+        self.spoil_on = spoil_on
         self.started: list[ScriptedRunner] = []
         self.released: list[tuple[ScriptedRunner, bool]] = []
 
@@ -95,7 +114,7 @@ class ScriptedLauncher:
         return f"{tool} 1.0" if tool in self.tools else None
 
     def acquire(self) -> ScriptedRunner:
-        self.started.append(ScriptedRunner(self.crash_on))
+        self.started.append(ScriptedRunner(self.crash_on, self.spoil_on))
         return self.started[-1]
 
     def release(self, runner: ScriptedRunner, broken: bool) -> None:
@@ -185,6 +204,21 @@ def test_a_runner_that_breaks_costs_only_its_job_the_one_queued_behind_runs_on_a
     assert [r.label for r in results if r.verdict is Verdict.OK] == ["0\n", "2\n", "3\n"]
     first, second = launcher.started
     assert len(first.jobs) == 3 and len(second.jobs) == 2  # job 2 was queued on the first: sent again
+    assert launcher.released == [(first, True), (second, False)]
+
+
+def test_a_job_queued_behind_a_program_that_spent_its_runner_is_refused_and_runs_on_a_fresh_one(
+    tmp_path: Path,
+) -> None:
+    """Docker's containers take jobs queued ahead: one queued behind a program that hit a limit (which
+    may have spoilt the container) is refused unrun, and runs again on a fresh runner, as does the one
+    queued behind it."""
+    launcher = ScriptedLauncher(tmp_path, {"g++"}, spoil_on="hog")
+    results = run_all(launcher, [echo_cpp(0), echo_cpp(1, stdin="hog"), echo_cpp(2), echo_cpp(3)])
+    assert [r.verdict for r in results] == [Verdict.OK, Verdict.CPU_TIME_LIMIT, Verdict.OK, Verdict.OK]
+    assert [r.label for r in results if r.verdict is Verdict.OK] == ["0\n", "2\n", "3\n"]
+    first, second = launcher.started
+    assert len(first.jobs) == 3 and len(second.jobs) == 2  # job 2 was refused on the first: sent again
     assert launcher.released == [(first, True), (second, False)]
 
 
