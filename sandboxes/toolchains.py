@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from dataclasses import dataclass
 from functools import cache
+
+from pydantic import BaseModel, ConfigDict
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting
 from sandboxes.languages import REGISTRY, LanguageSpec, version_flag
@@ -14,8 +15,11 @@ from sandboxes.profiles import SANDBOX_PATH
 PROBE_TIMEOUT_S = 20
 
 
-@dataclass(frozen=True)
-class ToolchainStatus:
+class ToolchainStatus(BaseModel):
+    """One tool a language's spec runs under a profile, as the sandbox finds it (`surge doctor` shows it)."""
+
+    model_config = ConfigDict(frozen=True)
+
     language: str
     tool: str
     version: str | None

@@ -16,6 +16,8 @@ from pipeline.observe import Observer, tell
 from pipeline.stage_results import StageResult
 from pipeline.stages.build import one_profile
 from pipeline.stages.options import DoctorOptions
+from sandboxes.profiles import get_profile
+from sandboxes.toolchains import ToolchainStatus, toolchain_report
 
 
 class LanguageRow(BaseModel):
@@ -25,17 +27,6 @@ class LanguageRow(BaseModel):
     name: str
     aliases: list[str]
     image_family: str
-
-
-class ToolchainRow(BaseModel):
-    """One tool a language's spec runs under the profile, as the sandbox finds it."""
-
-    language: str
-    tool: str
-    version: str | None
-    path: str | None
-    available: bool
-    install_hint: str | None
 
 
 class DoctorReport(StageResult):
@@ -48,7 +39,7 @@ class DoctorReport(StageResult):
         description="each registered backend's own status, under its name (a plug-in's may take any name)"
     )
     languages: list[LanguageRow]
-    toolchains: list[ToolchainRow]
+    toolchains: list[ToolchainStatus]
     lean: dict[str, Any] = Field(description="the fl checker: is a REPL with Mathlib reachable, pinned?")
     installed: dict[str, list[dict[str, str]]] = Field(
         description="per plug-in group, each spec and where it comes from (built-in, or a distribution)"
@@ -57,14 +48,9 @@ class DoctorReport(StageResult):
 
 def doctor(options: DoctorOptions, *, observer: Observer | None = None) -> DoctorReport:
     """What this machine can run under the options' profile (`surge doctor`)."""
-    from dataclasses import asdict
-
-    from sandboxes.profiles import get_profile
-    from sandboxes.toolchains import toolchain_report
-
     profile = one_profile(options.profile, "doctor")
     tell(observer, "doctor", "started", profile)
-    toolchains = [ToolchainRow(**asdict(status)) for status in toolchain_report(get_profile(profile))]
+    toolchains = toolchain_report(get_profile(profile))
     return DoctorReport(
         pipeline=version("surge-pipeline"),
         prefect=version("prefect"),
