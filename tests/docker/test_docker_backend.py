@@ -79,13 +79,14 @@ def test_in_one_batch_a_program_behind_one_that_hit_a_limit_runs_in_a_fresh_cont
 ) -> None:
     """A container's next job is written while one runs; a program that hit a limit may have spoilt the
     container, so its runner refuses the job queued behind it, which runs again in a fresh container."""
-    leave = "open('/tmp/left.txt', 'w').write('x')\nwhile True: pass\n"
+    leave = "open('/tmp/left.txt', 'w').write('x')\nwhile True: print('x' * 1000)\n"  # output_limit
     look = "import os\nprint(sorted(os.listdir('/tmp')))  # {n}\n"
     programs = [Program.single("python", source) for source in [leave, *(look.format(n=n) for n in range(3))]]
+    run(docker_backend, Program.single("python", "print(0)\n"))  # a warm container (and the probe) first
     started = docker_backend.launcher.containers_started
     requests = [RunRequest(program=program, profile=PROFILE, limits=FAST_LIMITS) for program in programs]
     results = list(docker_backend.run_batch(requests))
-    assert [r.verdict for r in results] == [Verdict.CPU_TIME_LIMIT] + [Verdict.OK] * 3
+    assert [r.verdict for r in results] == [Verdict.OUTPUT_LIMIT] + [Verdict.OK] * 3
     assert {r.label for r in results[1:]} == {"['home']\n"}
     assert docker_backend.launcher.containers_started - started == 1  # the spent one replaced, once
 
