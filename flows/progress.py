@@ -67,8 +67,9 @@ class Counter:
         raise NotImplementedError
 
     def moved(self) -> None:
-        """A count changed (the caller holds the lock): the counts now, to the observer."""
-        if self.ended:
+        """A count changed (the caller holds the lock): the counts now, to the observer. With none (a
+        library call that asked for no news) no event is made: counts land at every flush of rows."""
+        if self.ended or self.observer is None:
             return
         finished = self.finished or self.done()
         self.ended = finished
