@@ -49,7 +49,7 @@ def convert(record: ReleasedRecord) -> Outcome:
         reason = f"unknown subset {record.subset!r} (known: {', '.join(REGISTRY)})"
         return Refusal(subset=record.subset, location=record.location, reason=reason, record=record)
     try:
-        conversion = Conversion(record=record, plan=spec.to_program(record))
+        plan = spec.to_program(record)
     except UnrunnableRecord as error:
         language = record.language.value if record.language else "unknown"
         return Unrunnable(
@@ -58,9 +58,10 @@ def convert(record: ReleasedRecord) -> Outcome:
     except ValueError as error:  # pydantic's ValidationError too: its first error, on one line
         reason = describe_error(error)
         return Refusal(subset=record.subset, location=record.location, reason=reason, record=record)
-    if refusal := program_setting_refusal(conversion.program, conversion.setting):
+    # the plan's own program: a Conversion's `program` property builds a Candidate, validating it again
+    if refusal := program_setting_refusal(plan.program, plan.setting):
         return Refusal(subset=record.subset, location=record.location, reason=refusal, record=record)
-    return conversion
+    return Conversion(record=record, plan=plan)
 
 
 def convert_all(
