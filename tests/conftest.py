@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +41,16 @@ def require_docker() -> None:
 def samples() -> Path:
     assert SAMPLES.is_dir(), f"the bundled samples are missing: {SAMPLES}"
     return SAMPLES
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _interrupts_reach_children() -> None:
+    """Ctrl-C reaches the commands the tests start, however the suite itself was started. A shell starts a
+    background job (``make test &``, nohup under a script) with SIGINT ignored, and an ignored signal
+    stays ignored across exec: the interrupt tests then saw their commands finish with exit 0 instead of
+    130. A handled signal is reset to its default at exec, so handling it here gives children the default."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True, scope="session")
