@@ -420,6 +420,8 @@ class Runner:
         ooms = oom_kills()
         again = self.run_once(phase)
         if not killed_unexplained(again):
+            if exit_status_varies(run, again):
+                return run
             return killed_from_outside(run, "a second run was not killed")
         if oom_kills() != ooms:
             return killed_from_outside(run, "the kernel's OOM killer killed during the second run")
@@ -891,6 +893,13 @@ def killed_unexplained(run: RawRun) -> bool:
     return run["status"] == "runtime_error" and (
         run["exit_code"] == SHELL_SIGNAL_EXIT_BASE + signal.SIGKILL or DRIVER_KILLED_MESSAGE in run["stderr"]
     )
+
+
+def exit_status_varies(first: RawRun, again: RawRun) -> bool:
+    """Exit status 128 + SIGKILL, then another error status: the program chose its own status
+    (``sys.exit`` of a random number) and chose another the second time. A child killed from outside
+    under a shell runs through the second time, so its first status stays a failure of ours."""
+    return first["status"] == "runtime_error" and again["status"] == "runtime_error"
 
 
 def killed_from_outside(run: RawRun, why: str) -> RawRun:

@@ -75,3 +75,15 @@ def test_a_program_that_kills_itself_keeps_its_signal_verdict(backend: object) -
     source = "import os, signal\nprint('bye', flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"
     result = run_one(backend, Program.single("python", source), limits=SLOW_LIMITS)
     assert (result.verdict, result.run.signal, result.label) == (Verdict.SIGNAL, "SIGKILL", "bye\n")
+
+
+def test_a_program_that_exits_137_then_another_error_keeps_its_own_status(backend: object) -> None:
+    # 137 is what a shell reports for a child killed by SIGKILL; a program may also choose it (a random
+    # exit status), and then its second run errs differently instead of running through
+    source = (
+        "import os, sys\n"
+        "if os.path.exists('marker'):\n    sys.exit(3)\n"
+        "open('marker', 'w').close()\nsys.exit(137)\n"
+    )
+    result = run_one(backend, Program.single("python", source), limits=SLOW_LIMITS)
+    assert (result.verdict, result.run.exit_code) == (Verdict.RUNTIME_ERROR, 137), result.run
