@@ -51,11 +51,12 @@ def main(argv: list[str]) -> int:
         parser.error(f"--per-language must be 1..{IDS_PER_FILE}")
     args.out.mkdir(parents=True, exist_ok=True)
     total = 0
-    for path in sorted(FILES.glob("*.json")):
+    files = sorted(FILES.glob("*.json"))
+    for path in files:
         records = refilled(json.loads(path.read_text()), path.stem, args.per_language)
         (args.out / path.name).write_text(json.dumps(records, indent=4, ensure_ascii=False))
         total += sum("code" in record for record in records)
-    print(f"wrote {total} programs in {len(list(FILES.glob('*.json')))} files to {args.out}")
+    print(f"wrote {total} programs in {len(files)} files to {args.out}")
     return 0
 
 
