@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
 from functools import cached_property
-from typing import Any, Literal, Self
+from typing import Any, Literal, NamedTuple, Self
 
 from pydantic import (
     BaseModel,
@@ -464,23 +464,34 @@ RepeatPart = Literal["stdout", "stderr", "exit_code", "signal", "verdict"]
 ENDINGS: tuple[RepeatPart, ...] = ("exit_code", "signal", "verdict")
 
 
-def compare_repeats(
-    protocol: LabelProtocol, compile: PhaseResult | None, runs: list[PhaseResult]
-) -> tuple[int, tuple[RepeatPart, ...]]:
-    """(how many distinct outcomes, which parts varied) over the repeats of one run phase.
+class Repeats(NamedTuple):
+    """What the repeats of one run phase showed: how many distinct outcomes, which parts varied, and the
+    first repeat of each outcome after the first one's (``RunResult.other_runs``)."""
+
+    distinct: int
+    varied: tuple[RepeatPart, ...]
+    others: tuple[PhaseResult, ...]
+
+
+AGREED = Repeats(1, (), ())
+
+
+def compare_repeats(protocol: LabelProtocol, compile: PhaseResult | None, runs: list[PhaseResult]) -> Repeats:
+    """The outcomes of the repeats of one run phase, and which parts varied between them.
 
     An outcome is everything the row claims: the label as composed under ``protocol``, byte for byte,
     and how the run ended (exit status, signal, verdict). A stream the protocol leaves out of the label
     (stderr under ``stdout``) may vary without making the label non-deterministic; an exit status, a
     signal or a verdict (a timeout on some repeats) may not, whatever the protocol."""
     if len(runs) <= 1:  # one run agrees with itself: its label need not be composed twice
-        return 1, ()
-    outcomes = {
-        (raw_label(protocol, compile, run), *(getattr(run, part) for part in ENDINGS)) for run in runs
-    }
-    if len(outcomes) <= 1:
-        return 1, ()
-    labels_differ = len({outcome[0] for outcome in outcomes}) > 1
+        return AGREED
+    first_of_outcome: dict[tuple[object, ...], PhaseResult] = {}
+    for run in runs:
+        outcome = (raw_label(protocol, compile, run), *(getattr(run, part) for part in ENDINGS))
+        first_of_outcome.setdefault(outcome, run)
+    if len(first_of_outcome) <= 1:
+        return AGREED
+    labels_differ = len({outcome[0] for outcome in first_of_outcome}) > 1
     in_label = {
         stream for run in runs for phase, stream in label_pieces(protocol, compile, run)[1] if phase is run
     }
@@ -490,7 +501,7 @@ def compare_repeats(
         if labels_differ and stream in in_label and len({run.raw(stream) for run in runs}) > 1
     ]
     varied += [part for part in ENDINGS if len({getattr(run, part) for run in runs}) > 1]
-    return len(outcomes), tuple(varied)
+    return Repeats(len(first_of_outcome), tuple(varied), tuple(first_of_outcome.values())[1:])
 
 
 class Provenance(Frozen):
@@ -533,6 +544,12 @@ class RunResult(Frozen):
         default=(),
         description="what differed between repeats: stdout, stderr (when the label is made of them), "
         "exit_code, signal, verdict; empty when the repeats agreed",
+    )
+    other_runs: tuple[PhaseResult, ...] = Field(
+        default=(),
+        description="the run phase of the first repeat of each outcome other than the first repeat's, so "
+        "that what varied can be read (a self-check is judged on each repeat's check); empty when the "
+        "repeats agreed, and in rows before schema 5",
     )
     origin: dict[str, str] = Field(default_factory=dict)
     provenance: Provenance
@@ -590,6 +607,15 @@ class RunResult(Frozen):
         if not isinstance(data, dict) or not stored or data.get("varied") is not None:
             return data
         return {**data, "varied": ("stdout",) if (data.get("distinct_outputs") or 1) > 1 else ()}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _other_runs_of_old_rows(cls, data: Any, info: ValidationInfo) -> Any:
+        """Parts before schema 5 kept the first repeat only: no other run to read."""
+        stored = (info.context or {}).get(STORED_ROW)
+        if not isinstance(data, dict) or not stored or data.get("other_runs") is not None:
+            return data
+        return {**data, "other_runs": ()}
 
     @property
     def deterministic(self) -> bool:

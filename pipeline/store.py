@@ -67,8 +67,11 @@ COMPACTION_JOURNAL = ".compaction.json"
 # 4: runs say what varied between repeats (``varied``, judged on the whole composed label and how each
 # repeat ended) and keep output that is not valid UTF-8 as bytes; older rows read back with no bytes and,
 # where they counted several distinct stdouts, ``varied = ("stdout",)``.
-SCHEMA_VERSION = "4"
-RUN_ID_RULE_OF_SCHEMA = {"1": 1, "2": 2, "3": 2, "4": 2}
+# 5: runs keep the run phase of each repeat whose outcome differs from the first's (``other_runs``), so a
+# label judged on less than the raw streams (a self-check's verdict) is judged on every repeat; older rows
+# read back with none.
+SCHEMA_VERSION = "5"
+RUN_ID_RULE_OF_SCHEMA = {"1": 1, "2": 2, "3": 2, "4": 2, "5": 2}
 
 
 def old_run_id_rule_rows(rows_by_schema_version: dict[str, int]) -> int:

@@ -33,7 +33,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar
 
-from pipeline.records import PhaseResult, Provenance, RunRequest, RunResult, Verdict, compare_repeats
+from pipeline.records import (
+    AGREED,
+    PhaseResult,
+    Provenance,
+    RunRequest,
+    RunResult,
+    Verdict,
+    compare_repeats,
+)
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.inner.protocol import JobResult
 from sandboxes.jobs import Call, Plan, carry_out, failed, plan_request, source_key, sources_used_once
@@ -224,7 +232,7 @@ class RunnerCore(Generic[L]):
             verdict = compile_phase.verdict
         else:
             verdict = run.verdict if run else Verdict.SANDBOX_ERROR
-        distinct, varied = (1, ()) if ours else compare_repeats(request.program.protocol, compile_phase, runs)
+        repeats = AGREED if ours else compare_repeats(request.program.protocol, compile_phase, runs)
         tools = spec.tools(request.setting, request.profile)
         versions = {tool: (place.tool_version(tool) if place else None) or "missing" for tool in tools}
         return RunResult.answering(
@@ -234,8 +242,9 @@ class RunnerCore(Generic[L]):
             verdict=verdict,
             protocol=request.program.protocol,
             repeats=max(1, len(runs)),
-            distinct_outputs=distinct,
-            varied=varied,
+            distinct_outputs=repeats.distinct,
+            varied=repeats.varied,
+            other_runs=repeats.others,
             origin=dict(request.program.origin),
             provenance=Provenance(
                 backend=self.name,

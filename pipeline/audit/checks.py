@@ -14,7 +14,7 @@ from __future__ import annotations
 from pipeline.audit.classify import Classification
 from pipeline.audit.rows import AuditClass, Conversion
 from pipeline.records import RunResult
-from pipeline.subsets.checks import CheckConvention, CheckOutcome, CheckStatus, check_outcome
+from pipeline.subsets.checks import CheckConvention, CheckOutcome, CheckStatus, check_outcome, check_outcomes
 
 CLASS_OF_STATUS = {
     CheckStatus.NOT_RUN: AuditClass.NOT_RUN,
@@ -26,21 +26,44 @@ CLASS_OF_STATUS = {
 
 def classify_check(
     conversion: Conversion, convention: CheckConvention, result: RunResult, mutant: RunResult | None
-) -> tuple[Classification, CheckOutcome]:
-    """The class of a self-check's label from its run and its mutant's run (None: no mutant)."""
-    outcome = check_outcome(convention, result)
+) -> tuple[Classification, tuple[CheckOutcome, ...]]:
+    """The class of a self-check's label from its run and its mutant's run (None: no mutant), and the
+    check's distinct verdicts over the run's repeats (the first repeat's first).
+
+    The label is the check's verdict, so the repeats must agree on that verdict, not on every byte they
+    wrote: a failed assertion followed by a crash report with addresses is one verdict. Rows stored before
+    each repeat was kept have only their raw outputs to go by, and those must agree."""
+    outcomes = check_outcomes(convention, result)
+    outcome = outcomes[0]
     if outcome.status in CLASS_OF_STATUS:
         reason = f"{outcome.status.value}: {outcome.message}" if outcome.message else outcome.status.value
-        return Classification(audit_class=CLASS_OF_STATUS[outcome.status], reason=reason), outcome
-    if result.distinct_outputs > 1:
-        varied = ", ".join(result.varied) or "the output"
-        reason = f"the check's runs disagreed: {result.distinct_outputs} outcomes in {result.repeats} runs "
-        reason += f"({varied} varied; the first: {outcome.label})"
-        return Classification(audit_class=AuditClass.NON_DETERMINISTIC, reason=reason), outcome
+        return Classification(audit_class=CLASS_OF_STATUS[outcome.status], reason=reason), outcomes
+    if len(outcomes) > 1 or (result.distinct_outputs > 1 and not result.other_runs):
+        said = disagreement(result, outcomes)
+        return Classification(audit_class=AuditClass.NON_DETERMINISTIC, reason=said), outcomes
+    noise = (
+        f" ({', '.join(result.varied)} varied between runs; the check's verdict did not)"
+        if result.varied
+        else ""
+    )
     if outcome.status is not CheckStatus.PASSED:
         said = f"the check does not hold here: {outcome.label}"
-        return Classification(audit_class=AuditClass.MISMATCH, reason=said, evidence=said), outcome
-    return vacuity(conversion, convention, result, mutant), outcome
+        return Classification(audit_class=AuditClass.MISMATCH, reason=said + noise, evidence=said), outcomes
+    passed = vacuity(conversion, convention, result, mutant)
+    return passed.model_copy(update={"reason": passed.reason + noise}) if noise else passed, outcomes
+
+
+def disagreement(result: RunResult, outcomes: tuple[CheckOutcome, ...]) -> str:
+    """What the repeats disagreed on: each verdict they reached, else (old rows) what varied."""
+    varied = ", ".join(result.varied) or "the output"
+    if len(outcomes) > 1:
+        seen = "; ".join(outcome.label for outcome in outcomes)
+        said = f"the check's runs disagreed: {len(outcomes)} verdicts in {result.repeats} runs ({seen}; "
+        return f"{said}{varied} varied)"[:600]
+    return (
+        f"the check's runs disagreed: {result.distinct_outputs} outcomes in {result.repeats} runs "
+        f"({varied} varied; the first: {outcomes[0].label})"
+    )
 
 
 def vacuity(

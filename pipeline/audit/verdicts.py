@@ -74,11 +74,13 @@ def audit_row(
     seed: SeedTrial | None = None,
 ) -> AuditRow:
     record = conversion.record
-    observed = result.label
+    observed, distinct = result.label, result.distinct_outputs
     if conversion.plan.check is not None:  # a self-check: its label is the check's verdict
         mutant = probes[0] if probes else None
-        verdict, outcome = classify_check(conversion, conversion.plan.check, result, mutant)
-        observed = outcome.label
+        verdict, outcomes = classify_check(conversion, conversion.plan.check, result, mutant)
+        observed = outcomes[0].label
+        # what the row counts is the check's verdicts, once each repeat's was kept (schema 5 on)
+        distinct = len(outcomes) if result.other_runs else distinct
     else:
         verdict = classify(result, record.gt, evidence_for(conversion, result, conflict, seed))
     if conversion.repair and verdict.audit_class in REPRODUCED:
@@ -102,7 +104,7 @@ def audit_row(
         evidence=verdict.evidence,
         cpu_s=round(cpu_seconds(result), 6),
         run_cpu_limit_s=result.provenance.limits.run.cpu_s,
-        distinct_outputs=result.distinct_outputs,
+        distinct_outputs=distinct,
         recorded_time_s=conversion.plan.recorded_time_s,
         observed=observed[:TEXT_CHARS],
         expected=record.gt[:TEXT_CHARS],

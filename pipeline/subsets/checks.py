@@ -84,27 +84,43 @@ class CheckOutcome(Frozen):
 
 
 def check_outcome(convention: CheckConvention, result: RunResult) -> CheckOutcome:
-    """The check's verdict from the facts of one run, read through its harness's convention."""
-    if result.verdict is Verdict.TOOLCHAIN_MISSING:
-        return CheckOutcome(status=CheckStatus.NOT_RUN, message=_detail(result))
-    said = _streams(result.compile) + _streams(result.run)
-    dependency = convention.missing_dependency(said)
+    """The check's verdict from the facts of one run (its first repeat), read through its harness's
+    convention."""
+    return _outcome(convention, result.verdict, result.compile, result.run)
+
+
+def check_outcomes(convention: CheckConvention, result: RunResult) -> tuple[CheckOutcome, ...]:
+    """The check's distinct verdicts over the run's repeats, the first repeat's first. Repeats whose raw
+    output differed may still agree on the check (a crash report with addresses after the same failed
+    assertion): only a verdict that differs makes the check non-deterministic. A repeat ran only after
+    its program compiled, so its own verdict is the result's."""
+    repeats = [check_outcome(convention, result)]
+    repeats += [_outcome(convention, other.verdict, result.compile, other) for other in result.other_runs]
+    return tuple(dict.fromkeys(repeats))
+
+
+def _outcome(
+    convention: CheckConvention, verdict: Verdict, compile: PhaseResult | None, run: PhaseResult | None
+) -> CheckOutcome:
+    if verdict is Verdict.TOOLCHAIN_MISSING:
+        return CheckOutcome(status=CheckStatus.NOT_RUN, message=_detail(verdict, run or compile))
+    dependency = convention.missing_dependency(_streams(compile) + _streams(run))
     if dependency:
         return CheckOutcome(status=CheckStatus.MISSING_DEPENDENCY, message=dependency)
-    if result.verdict is Verdict.COMPILE_ERROR:
-        return CheckOutcome(status=CheckStatus.DID_NOT_COMPILE, message=_first_line(_streams(result.compile)))
-    if result.verdict in TIME_LIMITS:
-        return CheckOutcome(status=CheckStatus.TIMED_OUT, message=_detail(result))
-    if result.verdict in RESOURCE_LIMITS:
-        return CheckOutcome(status=CheckStatus.RESOURCE_LIMIT, message=_detail(result))
-    failure = convention.failure_line(_streams(result.run))
+    if verdict is Verdict.COMPILE_ERROR:
+        return CheckOutcome(status=CheckStatus.DID_NOT_COMPILE, message=_first_line(_streams(compile)))
+    if verdict in TIME_LIMITS:
+        return CheckOutcome(status=CheckStatus.TIMED_OUT, message=_detail(verdict, run or compile))
+    if verdict in RESOURCE_LIMITS:
+        return CheckOutcome(status=CheckStatus.RESOURCE_LIMIT, message=_detail(verdict, run or compile))
+    failure = convention.failure_line(_streams(run))
     if failure is not None:
         return CheckOutcome(status=CheckStatus.ASSERTION_FAILED, message=failure[:MESSAGE_CHARS])
-    if result.verdict is Verdict.OK:
+    if verdict is Verdict.OK:
         return CheckOutcome(status=CheckStatus.PASSED)
-    if convention.error_is_failure and result.verdict is Verdict.RUNTIME_ERROR:
-        return CheckOutcome(status=CheckStatus.ASSERTION_FAILED, message=_crash(result))
-    return CheckOutcome(status=CheckStatus.CRASHED, message=_crash(result))
+    if convention.error_is_failure and verdict is Verdict.RUNTIME_ERROR:
+        return CheckOutcome(status=CheckStatus.ASSERTION_FAILED, message=_crash(verdict, run))
+    return CheckOutcome(status=CheckStatus.CRASHED, message=_crash(verdict, run))
 
 
 def _streams(phase: PhaseResult | None) -> str:
@@ -117,16 +133,14 @@ def _first_line(text: str) -> str:
     return (errors or lines or [""])[0][:MESSAGE_CHARS]
 
 
-def _detail(result: RunResult) -> str:
-    phase = result.run or result.compile
+def _detail(verdict: Verdict, phase: PhaseResult | None) -> str:
     detail = phase.detail if phase is not None else ""
-    return (detail or result.verdict.value)[:MESSAGE_CHARS]
+    return (detail or verdict.value)[:MESSAGE_CHARS]
 
 
-def _crash(result: RunResult) -> str:
-    run = result.run
+def _crash(verdict: Verdict, run: PhaseResult | None) -> str:
     if run is None:
-        return result.verdict.value
+        return verdict.value
     ending = f"signal {run.signal}" if run.signal else f"exit {run.exit_code}"
     lines = [line.strip() for line in run.stderr.splitlines() if line.strip()]
     return f"{ending}: {lines[-1]}"[:MESSAGE_CHARS] if lines else ending

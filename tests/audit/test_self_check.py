@@ -176,4 +176,33 @@ def test_a_check_that_passes_only_sometimes_is_non_deterministic_naming_what_var
         results = by_answer(backend.run_batch(plan_requests([coin], [profile], LIMITS, 16)))
     (row,) = audit_rows([coin], [profile], results)
     assert row.audit_class is AuditClass.NON_DETERMINISTIC and row.distinct_outputs == 2
-    assert "2 outcomes in 16 runs" in row.reason and "exit_code" in row.reason
+    assert "2 verdicts in 16 runs" in row.reason and "exit_code" in row.reason
+    assert "passed" in row.reason and "assertion_failed: AssertionError" in row.reason
+
+
+def test_repeats_that_differ_only_beside_the_checks_verdict_agree_on_the_label(spec: SubsetSpec) -> None:
+    """Swift prints a crash report with ASLR addresses after a failed assertion: the raw streams of two
+    repeats differ, the check's verdict does not. The label is the verdict, so it is a mismatch (or, for a
+    passing check, reproduced), never non-deterministic; the reason says what varied beside it."""
+    require_tool("bwrap")
+    from sandboxes import open_backend
+    from sandboxes.profiles import get_profile
+
+    noisy = "import os, sys\nprint('report', os.urandom(8).hex(), file=sys.stderr)\n"
+    failing = Program.single("python", noisy + "assert 1 == 2\n", protocol=LabelProtocol.SELF_CHECK)
+    passing = Program.single("python", noisy + "assert 1 == 1\n", protocol=LabelProtocol.SELF_CHECK)
+    conversions = [
+        Conversion(
+            record=ReleasedRecord(subset=SUBSET, index=i, location=f"noisy{i}.py", question="", gt="passed"),
+            plan=ProgramPlan(language="python", program=program, check=PYTHON),
+        )
+        for i, program in enumerate([failing, passing])
+    ]
+    profile = get_profile("default")
+    with open_backend("bwrap", workers=2) as backend:
+        results = by_answer(backend.run_batch(plan_requests(conversions, [profile], LIMITS, 3)))
+    assert all(result.distinct_outputs == 3 and result.varied == ("stderr",) for result in results.values())
+    failed, passed = audit_rows(conversions, [profile], results)
+    assert failed.audit_class is AuditClass.MISMATCH and failed.distinct_outputs == 1
+    assert failed.observed.startswith("assertion_failed") and "stderr varied" in failed.reason
+    assert passed.audit_class is AuditClass.EXACT and passed.distinct_outputs == 1

@@ -43,19 +43,22 @@ def test_streams_outside_the_label_do_not_make_it_vary_but_a_split_of_the_same_b
     from pipeline.records import compare_repeats  # here: the other tests fail on their own without it
 
     quiet = [PhaseResult(stdout="1\n", stderr=f"took {i} ms\n", verdict=Verdict.OK) for i in range(3)]
-    assert compare_repeats(LabelProtocol.STDOUT, None, quiet) == (1, ())
-    assert compare_repeats(LabelProtocol.COMBINED_WITH_PREFIX, None, quiet) == (3, ("stderr",))
+    assert compare_repeats(LabelProtocol.STDOUT, None, quiet) == (1, (), ())
+    combined = compare_repeats(LabelProtocol.COMBINED_WITH_PREFIX, None, quiet)
+    assert combined[:2] == (3, ("stderr",))
+    assert combined.others == tuple(quiet[1:])  # each other outcome's first repeat, kept to be read
     split = [
         PhaseResult(stdout="ab", verdict=Verdict.OK),
         PhaseResult(stdout="a", stderr="b", verdict=Verdict.OK),
     ]  # the composed label is the same text: one label
-    assert compare_repeats(LabelProtocol.COMBINED_WITH_PREFIX, None, split) == (1, ())
+    assert compare_repeats(LabelProtocol.COMBINED_WITH_PREFIX, None, split) == (1, (), ())
 
 
 def schema_3_part(part: Path) -> None:
-    """Rewrite a part as schema 3 wrote it: no ``varied`` nor ``label_bytes``, phases without bytes."""
+    """Rewrite a part as schema 3 wrote it: no ``varied``, ``label_bytes`` nor ``other_runs``, phases
+    without bytes."""
     table = pq.read_table(part)
-    table = table.drop_columns(["varied", "label_bytes"])
+    table = table.drop_columns(["varied", "label_bytes", "other_runs"])
     for name in ("compile", "run"):
         column = table.column(name).combine_chunks()
         kept = [f for f in column.type if not f.name.endswith("_bytes")]
@@ -90,6 +93,6 @@ def test_parts_before_varied_was_recorded_read_back_with_their_stdout_as_what_va
     stats = json.loads(capsys.readouterr().out)
     assert stats["nondeterministic"] == 2
     assert stats["nondeterministic_by_part"] == {"stdout": 1, "exit_code": 1}
-    assert stats["rows_by_schema_version"] == {"3": 2, "4": 2}
+    assert stats["rows_by_schema_version"] == {"3": 2, "5": 2}
     assert main(["stats", "--store", str(tmp_path)]) == 0
     assert "2 non-deterministic runs: 1 stdout, 1 exit_code" in capsys.readouterr().out

@@ -137,7 +137,7 @@ def answer(
         verdict = compiled.verdict
     else:
         verdict = runs[0].verdict if runs else Verdict.SANDBOX_ERROR
-    distinct, varied = compare_repeats(request.program.protocol, compiled, runs)
+    repeats = compare_repeats(request.program.protocol, compiled, runs)
     tools = spec_for(request.program.language).tools(request.setting, request.profile)
     return RunResult.answering(
         request,
@@ -146,8 +146,9 @@ def answer(
         verdict=verdict,
         protocol=request.program.protocol,
         repeats=max(1, len(runs)),
-        distinct_outputs=distinct,
-        varied=varied,
+        distinct_outputs=repeats.distinct,
+        varied=repeats.varied,
+        other_runs=repeats.others,
         origin=dict(request.program.origin),
         provenance=Provenance(
             backend=NAME,
