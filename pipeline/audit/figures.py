@@ -266,8 +266,10 @@ class LabelLine(Frozen):
 
 
 def label_lines(rows: Sequence[AuditRow]) -> dict[str, list[LabelLine]]:
-    """subset -> its labels, by location."""
-    best = {row.location: row for row in best_rows(rows).values()}
+    """subset -> its labels, by location. Two locations may hold the same record (a release's duplicates,
+    one record id): each location gets its record's best row."""
+    best_of_record = best_rows(rows)
+    best = {row.location: best_of_record[row.record_id] for row in rows}
     reproducing = reproducing_profiles(rows)
     lines = {}
     for subset, group in sorted(group_by(rows, lambda r: r.subset).items()):

@@ -265,3 +265,18 @@ def test_the_text_ends_with_the_runs_and_where_the_outputs_went() -> None:
     assert summary.model_dump(mode="json")["failures"] == [
         {"reason": "1 runs ended on a sandbox error", "fix": "run again"}
     ]
+
+
+def test_a_release_holding_one_record_twice_gets_a_line_per_location() -> None:
+    """Two locations with the same program and label are one record id (a release's duplicate): the
+    report once lost the second location's best row and crashed on it."""
+    profile = EnvironmentProfile(name="old")
+    twins = [_conversion(0, "4"), _conversion(1, "4")]
+    assert twins[0].record.record_id == twins[1].record.record_id
+    request = RunRequest(program=twins[0].program, profile=profile)
+    rows = [audit_row(c, profile, result_for(request, "4\n", Verdict.OK)) for c in twins]
+    lines = label_lines(rows)["cl"]
+    assert [(line.location, line.best_class) for line in lines] == [
+        ("cl.json[0]", AuditClass.EXACT),
+        ("cl.json[1]", AuditClass.EXACT),
+    ]
