@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -49,7 +50,7 @@ from flows.settings import PrefectSettings, choose_settings, settings_in_force
 
 if TYPE_CHECKING:  # loaded as a batch first runs: the executable opens an engine before its own imports
     from flows.head_start import HeadStart
-    from pipeline.batches import BatchCounts, RowsListener
+    from pipeline.batches import BatchCounts, Feed, RowsListener
 
 _current: ContextVar[Engine | None] = ContextVar("surge_engine", default=None)
 # The engine whose Prefect settings are in force in this context (entered once, however deeply nested).
@@ -71,6 +72,7 @@ class Engine:
         self.listeners: list[RowsListener] = []
         self.token: Token[Engine | None] | None = None
         self.chosen: PrefectSettings | None = None
+        self.feeds: dict[str, Feed] = {}  # feed id -> the job's source of work (``run_feed``)
 
     def __enter__(self) -> Engine:
         self.chosen = choose_settings(self.state_dir)
@@ -207,6 +209,20 @@ class Engine:
             yield
         finally:
             self.listeners.remove(listener)
+
+    @contextmanager
+    def feeding(self, feed: Feed) -> Iterator[str]:
+        """Hold ``feed`` inside, under the id a flow is given to reach it: a flow's parameters are
+        references, and the feed (an audit's labels and results) stays in this process."""
+        feed_id = uuid.uuid4().hex
+        self.feeds[feed_id] = feed
+        try:
+            yield feed_id
+        finally:
+            del self.feeds[feed_id]
+
+    def feed(self, feed_id: str) -> Feed:
+        return self.feeds[feed_id]
 
     def rows_stored(self, batch_id: str, runs: int) -> None:
         """A batch of this process stored rows (or found them stored): tell whoever listens now."""

@@ -95,6 +95,7 @@ class Progress(Counter):
         self.total_batches = total_batches
         self.total_runs = total_runs
         self.batches = self.runs = self.failed_batches = 0
+        self.open_ended = False
         self.counted: dict[str, int] = {}  # batch id -> its runs counted as their rows were stored
 
     def rows_stored(self, batch_id: str, runs: int) -> None:
@@ -113,8 +114,16 @@ class Progress(Counter):
             self.failed_batches += int(failed)
             self.moved()
 
+    def grow(self, batches: int, runs: int) -> None:
+        """More work than counted so far (a fed job's next batch): its totals grow, and the work is done
+        only when the job says so (``finish``), never because the batches fed so far have ended."""
+        with self.lock:
+            self.open_ended = True
+            self.total_batches += batches
+            self.total_runs += runs
+
     def done(self) -> bool:
-        return self.batches >= self.total_batches
+        return not self.open_ended and self.batches >= self.total_batches
 
     def share(self) -> float:
         share = self.batches / self.total_batches if self.total_batches else 1.0

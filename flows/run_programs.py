@@ -12,6 +12,7 @@ reads the failures from the flow's final state and exits non-zero with each reas
 from __future__ import annotations
 
 from pathlib import Path
+from queue import SimpleQueue
 from typing import Any
 
 from prefect import flow, task
@@ -22,8 +23,8 @@ from flows.engine import Engine, current_engine, engine_here
 from flows.head_start import as_they_end
 from flows.naming import JobLabel, summary_markdown
 from flows.progress import Progress
-from flows.runtime import publish_summary, task_runner, wait_for_task_runs
-from pipeline.batches import BatchCounts, BatchFailed
+from flows.runtime import cluster_threads, publish_summary, task_runner, wait_for_task_runs
+from pipeline.batches import BatchCounts, BatchFailed, batch_id_for
 from pipeline.batches import execute_batch as execute_planned_batch
 from pipeline.store import Store
 
@@ -132,6 +133,50 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, job: JobLabel) -> dict
     return summary
 
 
+@flow(name="surge-run", log_prints=False)
+def run_feed(store_root: str, feed_id: str, unsafe: bool, job: JobLabel, slots: int) -> dict[str, Any]:
+    """A job fed as it runs (``pipeline.batches.Feed``): each batch the feed gives is planned and run as
+    a slot frees, and the feed hears of it as it ends, so the work it gives next (a label's next round)
+    starts while other batches still run. The feed's own order is the start order: the longest first,
+    across what were rounds."""
+    engine = current_engine()
+    feed, store = engine.feed(feed_id), Store(Path(store_root))
+    total = BatchCounts()
+    failures: dict[tuple[str, str], None] = {}
+    ended: SimpleQueue[Any] = SimpleQueue()  # futures as they end, from the task runner's threads
+    running: dict[Any, tuple[str, list[str]]] = {}  # future -> (batch id, its run ids)
+    progress = Progress(job.command, 0, 0)
+    with progress, engine.rows_heard(progress.rows_stored):
+        while True:
+            while len(running) < slots and (batch := feed.take()) is not None:
+                run_ids = [request.run_id for request in batch]
+                plan_id, batch_id = store.plan([batch]), batch_id_for(run_ids)
+                progress.grow(batches=1, runs=len(batch))
+                title = f"batch {progress.total_batches} {job.batch_what()}"
+                future = execute_batch.submit(store_root, plan_id, batch_id, unsafe, title=title)
+                running[future] = (batch_id, run_ids)
+                future.add_done_callback(ended.put)
+            if not running:
+                break
+            future = ended.get()
+            batch_id, run_ids = running.pop(future)
+            try:
+                counts = BatchCounts.model_validate(future.result())
+            except Exception as error:  # noqa: BLE001 - every failure is reported with its fix below
+                failures.setdefault(failure_of(error))
+                progress.advance(0, failed=True, batch_id=batch_id)
+            else:
+                total.add(counts)
+                progress.advance(counts.runs + counts.found_stored, batch_id=batch_id)
+            feed.landed(run_ids)
+    batches = progress.total_batches
+    summary = {**total.model_dump(), "batches": batches, "failed_batches": progress.failed_batches}
+    publish_job_summary(job, summary, list(failures))
+    if failures:
+        raise JobFailed(summary, list(failures))
+    return summary
+
+
 def publish_job_summary(job: JobLabel, summary: dict[str, Any], failures: list[tuple[str, str]]) -> None:
     """The flow run's summary artifact and log line, each failure of ours as a warning (bounded)."""
     line = (
@@ -146,6 +191,31 @@ def publish_job_summary(job: JobLabel, summary: dict[str, Any], failures: list[t
     warnings = [f"{reason}; fix: {fix}" for reason, fix in failures[:FAILURES_LOGGED]]
     markdown = summary_markdown(job.flow_run_name(), counts, notes)
     publish_summary(f"surge-{job.command}-summary", markdown, line, link, warnings)
+
+
+def run_fed_job(
+    engine: Engine,
+    store_root: Path,
+    feed_id: str,
+    unsafe: bool,
+    workers: int,
+    dask_address: str | None,
+    label: JobLabel,
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """Run a fed job (``run_feed``): here, one batch running more than ``workers`` run programs
+    (Engine.sandbox_slots); on Dask, one per worker thread. Returns (counts, failures as (reason, fix));
+    never raises for a failed batch."""
+    threads = cluster_threads(dask_address) if dask_address else workers + 1
+    job = run_feed.with_options(
+        name=label.flow_name,
+        flow_run_name=label.flow_run_name(),
+        task_runner=task_runner(threads, dask_address),
+    )
+    with engine.connected(label.tags()):
+        state = job(str(store_root), feed_id, unsafe, label, threads, return_state=True)
+        counts, failures = job_outcome(state, batches=0)
+        wait_for_task_runs(state.state_details.flow_run_id, int(counts.get("batches", 0)))
+    return counts, failures
 
 
 def run_job(
@@ -169,6 +239,12 @@ def run_job(
     with engine.connected(label.tags()):
         state = job(str(store_root), plan_id, unsafe, label, return_state=True)
         wait_for_task_runs(state.state_details.flow_run_id, batches)
+    return job_outcome(state, batches)
+
+
+def job_outcome(state: Any, batches: int) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """(counts, failures) from a job flow's final state: a failed batch is a failure in the list, a
+    crashed flow every batch failed."""
     if state.is_completed():
         return state.result(), []
     error = state.result(raise_on_failure=False)

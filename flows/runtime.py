@@ -257,6 +257,22 @@ def check_dask_address(address: str, timeout_s: float = 10.0) -> None:
         ) from None
 
 
+def cluster_threads(address: str) -> int:
+    """How many batches a Dask cluster runs at once: its workers' threads (at least one)."""
+    from distributed import Client
+
+    from pipeline.errors import EngineUnavailable
+
+    try:
+        with Client(address, set_as_default=False, timeout=30) as client:
+            return max(1, sum(client.nthreads().values()))
+    except (OSError, TimeoutError) as error:
+        raise EngineUnavailable(
+            f"the Dask scheduler at {address} did not take a client: {error}",
+            hint="check the scheduler (`dask scheduler`, docs/scale-out.md) or drop --dask-address",
+        ) from None
+
+
 def wait_for_task_runs(flow_run_id: object, expected: int, timeout_s: float = 15.0) -> int:
     """Wait until Prefect's database holds the flow's task runs in final states; returns how many it does.
 

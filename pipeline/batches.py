@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -119,15 +119,45 @@ def timed_sizes(costs_s: list[float], workers: int) -> list[int]:
     start = 0
     while start < len(costs_s):
         left = costs_s[start:]
-        most = guided_sizes(len(left), workers)[0]
-        share_s = sum(left) / (GUIDE * max(1, workers))
-        size, spent_s = 0, 0.0
-        while size < most and (size == 0 or spent_s < share_s):
-            spent_s += left[size]
-            size += 1
+        size = next_timed_size(iter(left), len(left), sum(left), workers)
         sizes.append(size)
         start += size
     return sizes
+
+
+def next_timed_size(costs_s: Iterator[float], count: int, total_s: float, workers: int) -> int:
+    """The size of the next timed batch over what is left: ``count`` requests of ``total_s`` expected
+    seconds, whose costs ``costs_s`` gives in start order. Takes from it exactly the costs the batch holds
+    (a feed pops its queue through it)."""
+    most = guided_sizes(count, workers)[0]
+    share_s = total_s / (GUIDE * max(1, workers))
+    size, spent_s = 0, 0.0
+    while size < most and (size == 0 or spent_s < share_s):
+        spent_s += next(costs_s)
+        size += 1
+    return size
+
+
+class Feed(Protocol):
+    """A job whose work is not known when it starts: an audit hands a label's next round to the engine as
+    soon as that label's runs have landed, so no round waits for the slowest label of the one before,
+    and both cores stay busy to the end (flows/run_programs.py ``run_feed`` drives it).
+
+    Called from one thread, the flow's: ``take`` when a batch slot is free, ``landed`` as each batch ends.
+    ``planned``: the requests it gave or found stored; ``found_stored``: of those, the ones the store held
+    before the job (never run)."""
+
+    planned: int
+    found_stored: int
+
+    def take(self) -> list[RunRequest] | None:
+        """The next batch to run (one backend, the longest expected first); None: nothing pending now,
+        which ends the job once no batch is running either."""
+        ...
+
+    def landed(self, run_ids: list[str]) -> None:
+        """These runs' batch ended: each run is stored, or failed (a failure of ours, never a row)."""
+        ...
 
 
 def plan(

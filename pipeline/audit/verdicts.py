@@ -241,10 +241,16 @@ def by_answer(results: Iterable[RunResult]) -> dict[str, RunResult]:
     repeats (the adaptive plan's single first run, then its repeats), else the last."""
     picked: dict[str, RunResult] = {}
     for result in results:
-        kept = picked.get(result.answers)
-        if kept is None or _better(result, kept):
-            picked[result.answers] = result
+        keep_better(picked, result)
     return picked
+
+
+def keep_better(picked: dict[str, RunResult], result: RunResult) -> None:
+    """Add ``result`` to ``picked`` (answer key -> result, as ``by_answer`` builds it) if it is the one
+    to use for its question: results read one batch at a time pick as all of them at once would."""
+    kept = picked.get(result.answers)
+    if kept is None or _better(result, kept):
+        picked[result.answers] = result
 
 
 def _better(result: RunResult, kept: RunResult) -> bool:

@@ -11,12 +11,10 @@ them the engine: Prefect's flow over the store's batches, sized by the options.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
+from pipeline.audit.feed import LabelFeed
 from pipeline.audit.stage import Executor, run_audit
 from pipeline.audit.summary import AuditOptions, AuditSummary, Executed
 from pipeline.observe import Observer, watched_by
-from pipeline.records import RunRequest
 from pipeline.store import Store
 
 __all__ = ["AuditOptions", "AuditSummary", "audit", "engine_executor"]
@@ -35,19 +33,27 @@ def audit(options: AuditOptions, *, observer: Observer | None = None) -> AuditSu
 
 
 def engine_executor(options: AuditOptions) -> Executor:
-    """The one call into the execution flow: each request carries its backend (``identified``), so
-    profiles on bwrap and Docker go in one job; the expected seconds size and order its batches."""
+    """The one call into the execution flow: the whole audit is one job fed by its labels' rounds
+    (``LabelFeed``); each request carries its backend (``identified``), so profiles on bwrap and Docker
+    go in one job, and the feed orders them longest first."""
     from flows.naming import JobLabel
-    from pipeline.stages.batches import Batching, execute_requests
+    from pipeline.stages.batches import Batching, execute_fed
 
     store = Store(options.store)
     # The flow run links the report this audit writes (Prefect's UI shows it under the run's artifacts).
     report = str(options.report_path)
 
-    def execute(requests: list[RunRequest], expected_s: Mapping[str, float]) -> Executed:
-        label = JobLabel.of("audit", requests, report=report)
+    def execute(feed: LabelFeed) -> Executed:
+        audit = feed.audit
+        label = JobLabel(
+            command="audit",
+            subsets=tuple(sorted({c.record.subset for c in audit.conversions})),
+            profiles=tuple(p.name for p in audit.profiles),
+            programs=len({c.program.program_id for c in audit.conversions}),
+            report=report,
+        )
         batching = Batching.model_validate(options.batching.model_dump())
-        outcome = execute_requests(store, requests, batching, label, cost_s=expected_s)
+        outcome = execute_fed(store, feed, set(audit.chosen.backends.values()), batching, label)
         return Executed.model_validate(outcome.model_dump())
 
     return execute

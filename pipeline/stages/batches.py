@@ -19,6 +19,7 @@ from pipeline.stage_results import Failure, failures_of
 
 if TYPE_CHECKING:
     from flows.naming import JobLabel
+    from pipeline.batches import Feed
     from pipeline.store import Store
 
 # The GIL hand-over while batches run in this process's threads (Python's default is 5 ms).
@@ -86,9 +87,8 @@ def execute_requests(
     from flows.naming import JobLabel
     from flows.runtime import default_workers
     from pipeline.batches import plan
-    from pipeline.store import old_run_id_rule_rows
 
-    check_before_work(requests, batching, unsafe)
+    check_before_work({request.backend for request in requests}, batching, unsafe)
     stored = store.stored_run_ids([request.run_id for request in requests])
     todo = [request for request in requests if request.run_id not in stored]
     counts, failures = JobCounts(), list[tuple[str, str]]()
@@ -97,6 +97,15 @@ def execute_requests(
         plan_id, batches = plan(store, todo, batching.batch_size, workers, cost_s)
         job = name if isinstance(name, JobLabel) else JobLabel.of(name, todo)
         counts, failures = run_planned(store, plan_id, batches, unsafe, workers, batching.dask_address, job)
+    return outcome_of(store, counts, failures, planned=len(requests), stored=len(requests) - len(todo))
+
+
+def outcome_of(
+    store: Store, counts: JobCounts, failures: list[tuple[str, str]], planned: int, stored: int
+) -> RequestsOutcome:
+    """A job's outcome: its counts, and every failure of ours with its fix (sandbox errors among them)."""
+    from pipeline.store import old_run_id_rule_rows
+
     if counts.sandbox_errors:
         failures.append(
             (
@@ -106,14 +115,38 @@ def execute_requests(
         )
     return RequestsOutcome(
         **counts.model_dump(),
-        planned_runs=len(requests),
-        already_stored=len(requests) - len(todo),
+        planned_runs=planned,
+        already_stored=stored,
         old_rule_rows=old_run_id_rule_rows(store.runs.rows_by_schema_version()),
         failures=failures_of(failures),
     )
 
 
-def check_before_work(requests: list[RunRequest], batching: Batching, unsafe: bool) -> None:
+def execute_fed(
+    store: Store, feed: Feed, backends: set[str], batching: Batching, label: JobLabel, unsafe: bool = False
+) -> RequestsOutcome:
+    """Run what ``feed`` gives, as it gives it, in one job (``flows.run_programs.run_feed``); the feed
+    skips what the store holds. ``backends``: those its requests may name, checked before any work."""
+    from flows.engine import using_engine
+    from flows.run_programs import run_fed_job
+    from flows.runtime import default_workers
+
+    check_before_work(backends, batching, unsafe)
+    workers = batching.workers or default_workers()
+    dask_address = batching.dask_address
+    with (
+        using_engine() as engine,
+        prompt_batch_threads(),
+        engine.sandbox_slots(None if dask_address else workers),
+        engine.feeding(feed) as feed_id,
+    ):
+        engine.import_prefect()
+        counts, failures = run_fed_job(engine, store.root, feed_id, unsafe, workers, dask_address, label)
+    found = JobCounts.model_validate(counts)
+    return outcome_of(store, found, failures, planned=feed.planned, stored=feed.found_stored)
+
+
+def check_before_work(backends: set[str], batching: Batching, unsafe: bool) -> None:
     """A bad flush setting, Dask address or missing sandbox is refused before any work, not by every
     batch."""
     from flows.runtime import check_dask_address
@@ -127,7 +160,7 @@ def check_before_work(requests: list[RunRequest], batching: Batching, unsafe: bo
     if batching.dask_address:
         check_dask_address(batching.dask_address)  # the workers' toolchains are checked where they run
     else:
-        check_available({request.backend for request in requests}, unsafe)
+        check_available(backends, unsafe)
 
 
 def run_planned(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 import sandboxes
 from pipeline import cli
 from pipeline.audit.convert import convert_all, load_dataset
+from pipeline.audit.feed import LabelFeed
 from pipeline.audit.plan import first_profiles
 from pipeline.audit.rows import AuditClass, AuditRow
 from pipeline.audit.stage import run_audit
@@ -95,7 +95,8 @@ class Killed(Exception):
 def test_a_killed_audit_keeps_the_rows_it_finished(
     samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One run per wave; the engine dies in the third wave: the two labels finished are in the table."""
+    """One run per batch, rows written as each lands; the engine dies at the third batch: the two labels
+    finished are in the table."""
     monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
     store = Store(tmp_path)
     calls: list[int] = []
@@ -103,21 +104,25 @@ def test_a_killed_audit_keeps_the_rows_it_finished(
     conversions, _, _ = convert_all(load_dataset(dataset)[0])
     label = {c.program.program_id: c.record.gt for c in conversions}  # every label reproduces
 
-    def execute(requests: list[RunRequest], expected_s: Mapping[str, float]) -> Executed:
-        calls.append(len(requests))
-        if len(calls) == 3:
-            raise Killed
-        stored = store.stored_run_ids([r.run_id for r in requests])
-        todo = [r for r in requests if r.run_id not in stored]
-        store.runs.append([result_for(r, label[r.program.program_id]) for r in todo])
-        store.runs.flush()
-        return Executed(planned_runs=len(requests), already_stored=len(stored), written=len(todo))
+    def execute(feed: LabelFeed) -> Executed:
+        written = 0
+        while (batch := feed.take()) is not None:
+            calls.append(len(batch))
+            if len(calls) == 3:
+                raise Killed
+            for request in batch:
+                store.runs.append([result_for(request, label[request.program.program_id])])
+                store.runs.flush()
+                feed.landed([request.run_id])
+                written += 1
+        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, written=written)
 
-    options = AuditOptions(dataset=dataset, store=tmp_path, profile=["default"])
+    options = AuditOptions(dataset=dataset, store=tmp_path, profile=["default"], batch_size=1)
     with pytest.raises(Killed):
-        run_audit(options, execute, wave_runs=1)
+        run_audit(options, execute, rows_every_s=0)
     table = Store(tmp_path).table("audit", AuditRow, "audit_id")
-    assert table.count() == 2  # each finished wave's label, reproduced or not, written before the next wave
-    summary = run_audit(options, execute, wave_runs=1)  # resumes: the rest runs, nothing is written twice
+    assert table.count() == 2  # each finished label, reproduced or not, written as its run landed
+    calls.clear()
+    summary = run_audit(options, execute, rows_every_s=0)  # resumes: the rest runs, nothing written twice
     assert (summary.labels, summary.reproduced, summary.runs_reused, summary.runs_executed) == (3, 3, 2, 1)
     assert table.count() == 3

@@ -1,0 +1,150 @@
+"""An audit's wall time against its ideal: what the programs themselves cost, spread over the cores.
+
+One `surge audit` command (a process of its own, Prefect's API started by it, as a user runs it) over a
+release this module writes in SURGE's format: ``ml`` records in Python and C whose programs run from a few
+milliseconds to a few seconds, a tenth of them with a wrong label (so the audit's later rounds run: repeats
+under every profile), one printing a random number (the seed round). The ideal is the programs' own CPU
+time, read from the store's ``runs`` table (each compile, and each run times its repeats), divided by the
+cores: what the machine would take if nothing but the programs cost anything and no core ever idled.
+
+    audit_wall_vs_ideal            the command's wall time / the ideal (goal: at most 1.1)
+    audit_ideal_s                  the programs' CPU seconds / cores
+    audit_wall_s                   the command, from its start to its exit
+    audit_programs_cpu_s           the programs' CPU seconds (compiles, runs x repeats)
+and where the difference goes, in seconds of wall time, which add up to wall - ideal exactly:
+    audit_startup_s                from the command's start to its first program's start (imports, loading
+                                   and converting the release, planning, Prefect's first flow run)
+    audit_idle_cores_s             between the first program's start and the last one's end, core-seconds
+                                   no program held, over the cores: the tails of waves and rounds, batch
+                                   starts, scoring between them
+    audit_sandbox_s                the programs' wall time beyond their CPU time, over the cores: sandbox
+                                   starts, waiting on I/O
+    audit_finish_s                 from the last program's end to the command's exit (the last rows, the
+                                   report, the summary)
+
+A run row keeps its first repeat's phases: its other repeats are counted at the first one's wall and CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import size  # noqa: E402
+
+from pipeline.records import RunResult  # noqa: E402
+from pipeline.store import Store  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SURGE = ROOT / ".venv" / "bin" / "surge"
+PYTHON_LOOPS = size(48, 4)  # Python programs; their lengths fall off geometrically, the longest ~2 s
+C_PROGRAMS = size(12, 2)
+LONGEST_LOOP = size(24_000_000, 200_000)
+WRONG_EVERY = 10  # every tenth label is wrong: the later rounds run for it
+FIGURES = (
+    "audit_wall_vs_ideal",
+    "audit_ideal_s",
+    "audit_wall_s",
+    "audit_programs_cpu_s",
+    "audit_startup_s",
+    "audit_idle_cores_s",
+    "audit_sandbox_s",
+    "audit_finish_s",
+)
+
+
+def loop_sum(n: int) -> int:
+    """sum(i % 7 for i in range(n)), without the loop."""
+    full, rest = divmod(n, 7)
+    return full * 21 + rest * (rest - 1) // 2
+
+
+def python_record(n: int, wrong: bool) -> dict[str, object]:
+    code = f"s = 0\nfor i in range({n}):\n    s += i % 7\nprint(s)\n"
+    return ml_record("Python", code, loop_sum(n) + int(wrong))
+
+
+def c_record(n: int, wrong: bool) -> dict[str, object]:
+    code = (
+        "#include <stdio.h>\nint main(void) {\n    volatile long s = 0;\n"
+        f'    for (long i = 0; i < {n}L; i++) s += i % 7;\n    printf("%ld\\n", s);\n    return 0;\n}}\n'
+    )
+    return ml_record("C", code, loop_sum(n) + int(wrong))
+
+
+def ml_record(language: str, code: str, gt: object) -> dict[str, object]:
+    features = {"language": language, "lines": code.count("\n"), "repo": "bench"}
+    return {"custom_categoey": 1, "custom_features": features, "question": code, "gt": str(gt)}
+
+
+def release(folder: Path) -> Path:
+    """The mix, as SURGE's ``ml.json``: long and short programs, some labels wrong, one random."""
+    records = []
+    for i in range(PYTHON_LOOPS):
+        records.append(python_record(max(1000 + i, int(LONGEST_LOOP * 0.8**i)), wrong=i % WRONG_EVERY == 3))
+    for i in range(C_PROGRAMS):
+        records.append(c_record(max(1000 + i, int(LONGEST_LOOP * 4 * 0.7**i)), wrong=i % WRONG_EVERY == 5))
+    random_code = "import random\nprint(random.random())\n"
+    records.append(ml_record("Python", random_code, "0.5"))
+    folder.mkdir(parents=True)
+    (folder / "ml.json").write_text(json.dumps(records, indent=4))
+    return folder
+
+
+def run() -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        dataset = release(folder / "release")
+        store = folder / "store"
+        env = {**os.environ, "SURGE_COMPILE_CACHE": str(folder / "compile-cache")}
+        command = [str(SURGE), "audit", str(dataset), "--store", str(store), "--json"]
+        began = time.time()
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
+        ended = time.time()
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs = list(Store(store).runs.records())
+    return breakdown(runs, began, ended, cores=os.cpu_count() or 1)
+
+
+def breakdown(runs: list[RunResult], began: float, ended: float, cores: int) -> dict[str, float]:
+    spans = [program_span(run) for run in runs]
+    cpu_s = sum(cpu for _, _, cpu in spans)
+    first, last = min(start for start, _, _ in spans), max(end for _, end, _ in spans)
+    held_s = sum(end - start for start, end, _ in spans)
+    ideal_s = cpu_s / cores
+    return {
+        "audit_wall_vs_ideal": (ended - began) / ideal_s,
+        "audit_ideal_s": ideal_s,
+        "audit_wall_s": ended - began,
+        "audit_programs_cpu_s": cpu_s,
+        "audit_startup_s": first - began,
+        "audit_idle_cores_s": (cores * (last - first) - held_s) / cores,
+        "audit_sandbox_s": (held_s - cpu_s) / cores,
+        "audit_finish_s": ended - last,
+    }
+
+
+def program_span(run: RunResult) -> tuple[float, float, float]:
+    """(start, end, CPU seconds) of one run row: its compile and each repeat of its run."""
+    compile_wall = compile_cpu = 0.0
+    if run.compile is not None:
+        compile_wall, compile_cpu = run.compile.wall_s, run.compile.cpu_user_s + run.compile.cpu_sys_s
+    run_wall = run_cpu = 0.0
+    if run.run is not None:
+        run_wall = run.run.wall_s * run.repeats
+        run_cpu = (run.run.cpu_user_s + run.run.cpu_sys_s) * run.repeats
+    start = run.provenance.started_at.timestamp()
+    return start, start + compile_wall + run_wall, compile_cpu + run_cpu
+
+
+if __name__ == "__main__":
+    for name, value in run().items():
+        print(f"{name:<28} {value:10.3f}")

@@ -1,0 +1,216 @@
+"""The audit's rounds, label by label: each label moves to its next round as soon as its own runs have
+landed, and every round's runs share one queue, the longest first.
+
+Rounds, adaptive by default, so that the audit's cost follows what is left to explain rather than
+labels x profiles:
+1. the label once (one repeat) under its subset's first profile (`plan.first_profiles`); final if it
+   reproduced;
+2. repeated under every profile (to tell non-determinism, and find the environment that explains it);
+   a label whose tool was missing is not run again under the same profile;
+3. if it still did not reproduce everywhere: its other readings (argv), under every profile;
+4. if its own repeats disagreed, in a language whose runtime seed can be pinned from outside
+   (PYTHONHASHSEED): its reading again with the seed pinned to a few values (pipeline/audit/seeds.py).
+`exhaustive` starts every label at round 2 (every profile, with repeats), then 3 and 4.
+
+No round waits for another label: the engine takes batches from this feed as its slots free
+(`pipeline.batches.Feed`), so while one label's long program runs, the others' next rounds fill the
+cores; a wave's tail is the next round's work. A finished label's rows are scored as its runs land and
+written to the audit table every few seconds, so a killed audit keeps them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
+
+from pipeline.audit.plan import Pair, alternative_pairs, every_profile, plan_pairs
+from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Conversion
+from pipeline.audit.seeds import SEED_REPEATS, awaits_pinning, seed_pairs
+from pipeline.batches import next_timed_size
+from pipeline.records import RunRequest
+
+if TYPE_CHECKING:
+    from pipeline.audit.stage import Audit
+
+ROWS_WRITTEN_EVERY_S = 5.0  # finished labels' rows reach the table at least this often
+LAST_ROUND = 4
+
+
+class Round(NamedTuple):
+    """One label's runs in one round: its (reading, profile) pairs and how often each repeats."""
+
+    pairs: list[Pair]
+    repeats: int
+    counted: bool  # its pairs are labels under profiles that get rows (the seed round's pinned ones do not)
+
+
+class Queued(NamedTuple):
+    """A request waiting for a batch, ordered longest first (then in the order it came)."""
+
+    minus_expected_s: float
+    order: int
+    request: RunRequest
+
+
+class LabelFeed:
+    """The audit's work as a ``pipeline.batches.Feed``: what each label runs next, as its runs land."""
+
+    def __init__(
+        self, audit: Audit, exhaustive: bool, workers: int, rows_every_s: float, batch_size: int | None = None
+    ) -> None:
+        self.audit = audit
+        self.workers = workers
+        self.batch_size = batch_size  # requests a batch (None: sized by expected time, ``next_timed_size``)
+        self.rows_every_s = rows_every_s
+        self.first_round = 2 if exhaustive else 1
+        self.round_of: dict[int, int] = {}  # label (index into audit.conversions) -> its round now
+        self.waiting: dict[int, set[str]] = {}  # label -> run ids of its round not landed yet
+        self.waiters: dict[str, list[int]] = defaultdict(list)  # run id -> labels waiting for it
+        self.queued: dict[str, list[Queued]] = defaultdict(list)  # backend -> heap of its requests
+        self.queued_s: dict[str, float] = defaultdict(float)  # backend -> its queued expected seconds
+        self.order = itertools.count()
+        self.requested: set[str] = set()  # run ids given to the engine or found stored
+        self.landed_ids: set[str] = set()
+        self.ready: list[int] = []  # labels whose round has every run landed, to decide on
+        self.final_rows: list[AuditRow] = []
+        self.written_at = time.monotonic()
+        self.planned = self.found_stored = 0
+
+    # -- the engine's side (pipeline.batches.Feed) -------------------------------------------------
+
+    def take(self) -> list[RunRequest] | None:
+        """The next batch: from the backend whose longest waiting request is the longest overall, as
+        many of its longest requests as a timed batch holds (``next_timed_size``), or the batch size
+        the user asked for."""
+        backends = [backend for backend, heap in self.queued.items() if heap]
+        if not backends:
+            return None
+        backend = min(backends, key=lambda b: self.queued[b][0])
+        heap, taken = self.queued[backend], list[Queued]()
+
+        def longest_first() -> Iterator[float]:
+            while heap:
+                taken.append(heapq.heappop(heap))
+                yield -taken[-1].minus_expected_s
+
+        if self.batch_size:
+            taken += [heapq.heappop(heap) for _ in range(min(self.batch_size, len(heap)))]
+        else:
+            next_timed_size(longest_first(), len(heap), self.queued_s[backend], self.workers)
+        self.queued_s[backend] = max(0.0, self.queued_s[backend] + sum(q.minus_expected_s for q in taken))
+        return [queued.request for queued in taken]
+
+    def landed(self, run_ids: list[str]) -> None:
+        self.audit.read(run_ids)
+        self.arrived(run_ids)
+        self.settle()
+        if time.monotonic() - self.written_at >= self.rows_every_s:
+            self.write_rows()
+
+    # -- the audit's side ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Every label's first round, queued (or, where the store holds its runs, decided at once)."""
+        for label in range(len(self.audit.conversions)):
+            self.enter(label, self.first_round)
+        self.settle()
+
+    def write_rows(self) -> None:
+        """Append the finished labels' rows (those an earlier audit of the store wrote are not repeated)."""
+        if self.final_rows:
+            self.audit.table.append_new(self.final_rows)
+            self.final_rows = []
+        self.written_at = time.monotonic()
+
+    def arrived(self, run_ids: list[str]) -> None:
+        for run_id in run_ids:
+            self.landed_ids.add(run_id)
+            for label in self.waiters.pop(run_id, []):
+                waiting = self.waiting[label]
+                waiting.discard(run_id)
+                if not waiting:
+                    self.ready.append(label)
+
+    def settle(self) -> None:
+        """Decide on every label whose round has landed: final (its rows kept), or on to its next round."""
+        while self.ready:
+            label = self.ready.pop()
+            conversion = self.audit.conversions[label]
+            rows = self.audit.rows([conversion])
+            round_now = self.round_of[label]
+            if self.final(round_now)(conversion, rows) or round_now == LAST_ROUND:
+                self.final_rows += rows
+            else:
+                self.enter(label, round_now + 1, rows)
+
+    def enter(self, label: int, round_no: int, rows: list[AuditRow] | None = None) -> None:
+        """Start the label's first round from ``round_no`` that has runs for it; a label with none left
+        is final."""
+        conversion = self.audit.conversions[label]
+        while round_no <= LAST_ROUND:
+            planned = self.round_for(conversion, round_no, rows or [])
+            if planned.pairs:
+                self.round_of[label] = round_no
+                self.queue(label, planned)
+                return
+            round_no += 1
+        self.final_rows += rows or self.audit.rows([conversion])
+
+    def round_for(self, conversion: Conversion, round_no: int, rows: list[AuditRow]) -> Round:
+        audit, profiles, repeats = self.audit, self.audit.profiles, self.audit.options.repeats
+        if round_no == 1:
+            return Round([(conversion, audit.first[conversion.record.subset])], 1, True)
+        if round_no == 2:
+            # A missing tool is not a disagreement: no point repeating it under the same profile.
+            missing = {r.profile for r in rows if r.audit_class is AuditClass.NOT_RUN}
+            pairs = [(c, p) for c, p in every_profile([conversion], profiles) if p.name not in missing]
+            return Round(pairs, repeats, True)
+        if round_no == 3:
+            return Round(alternative_pairs([conversion], rows, profiles), repeats, True)
+        return Round(seed_pairs([conversion], rows, profiles), SEED_REPEATS, False)
+
+    def final(self, round_no: int) -> Callable[[Conversion, list[AuditRow]], bool]:
+        """Whether a label's rows after ``round_no`` are final (no later round revisits it)."""
+        if round_no == 1:
+            return lambda c, mine: any(r.audit_class in REPRODUCED for r in mine)
+        if round_no == 2:
+            return self.no_alternatives
+        return lambda c, mine: not awaits_pinning(c, mine)
+
+    @staticmethod
+    def no_alternatives(conversion: Conversion, mine: list[AuditRow]) -> bool:
+        """Final after round 2 when no other reading is left to try, and no seed to pin."""
+        if awaits_pinning(conversion, mine):
+            return False
+        return len(conversion.plan.candidates()) < 2 or all(r.audit_class in REPRODUCED for r in mine)
+
+    def queue(self, label: int, planned: Round) -> None:
+        """The round's requests: new ones queued (or read, where the store holds them), the label waiting
+        for those not landed yet."""
+        audit = self.audit
+        requests = audit.identified(plan_pairs(planned.pairs, audit.policy, planned.repeats))
+        audit.count_round(planned, requests)
+        fresh = {r.run_id: r for r in requests if r.run_id not in self.requested}
+        self.requested.update(fresh)
+        stored = audit.store.stored_run_ids(list(fresh))
+        self.planned += len(fresh)
+        self.found_stored += len(stored)
+        expected_s = audit.expected(planned.pairs, list(fresh.values()))
+        for run_id, request in fresh.items():
+            if run_id not in stored:
+                cost_s = expected_s.get(run_id, 0.0)
+                heapq.heappush(self.queued[request.backend], Queued(-cost_s, next(self.order), request))
+                self.queued_s[request.backend] += cost_s
+        waiting = {r.run_id for r in requests} - self.landed_ids - stored
+        self.waiting[label] = waiting
+        for run_id in waiting:
+            self.waiters[run_id].append(label)
+        if stored:
+            audit.read(list(stored))
+            self.arrived(list(stored))
+        if not waiting:
+            self.ready.append(label)

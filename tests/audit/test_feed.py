@@ -1,0 +1,93 @@
+"""The audit's rounds as a feed: a label moves to its next round as soon as its own runs land, and every
+round's runs share one queue, the longest first. No round waits for the slowest label of the one before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.audit.feed import LabelFeed
+from pipeline.audit.rows import AuditClass, AuditRow
+from pipeline.audit.stage import run_audit
+from pipeline.audit.summary import AuditOptions, Executed
+from pipeline.records import RunRequest
+from pipeline.store import Store
+from tests.audit.fakes import result_for
+
+PADDING = "# " + "x" * 4000 + "\n"  # a larger program is expected to run longer (plan.expected_seconds)
+
+
+def ml_record(code: str, gt: str) -> dict[str, object]:
+    features = {"language": "Python", "lines": code.count("\n"), "repo": "test"}
+    return {"custom_categoey": 1, "custom_features": features, "question": code, "gt": gt}
+
+
+@pytest.fixture
+def release(tmp_path: Path) -> Path:
+    """One long label that is wrong (so it goes on to round 2), three short ones that reproduce."""
+    records = [ml_record(PADDING + "print(0)\n", "not what it prints")]
+    records += [ml_record(f"print({n})\n", str(n)) for n in (1, 2, 3)]
+    folder = tmp_path / "release"
+    folder.mkdir()
+    (folder / "ml.json").write_text(json.dumps(records))
+    return folder
+
+
+def printed(request: RunRequest) -> str:
+    return request.program.files[0].content.rsplit("print(", 1)[1].split(")")[0] + "\n"
+
+
+def one_at_a_time(store: Store, taken: list[RunRequest]):
+    """An engine of one slot: each batch runs and lands before the next is taken."""
+
+    def execute(feed: LabelFeed) -> Executed:
+        written = 0
+        while (batch := feed.take()) is not None:
+            taken.extend(batch)
+            written += len(batch)
+            store.runs.append([result_for(request, printed(request)) for request in batch])
+            store.runs.flush()
+            feed.landed([request.run_id for request in batch])
+        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, written=written)
+
+    return execute
+
+
+def test_a_labels_next_round_runs_before_the_shorter_first_rounds_of_others(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
+    store, taken = Store(tmp_path / "store"), list[RunRequest]()
+    options = AuditOptions(dataset=release, store=store.root, profile=["default"], batch_size=1)
+    summary = run_audit(options, one_at_a_time(store, taken), rows_every_s=0)
+    # the long label first; its repeats (round 2) as soon as its first run landed, ahead of the short
+    # labels' first runs, which a round barrier would have run first
+    assert [(printed(r), r.repeats) for r in taken] == [("0\n", 1), ("0\n", options.repeats)] + [
+        (f"{n}\n", 1) for n in (1, 2, 3)
+    ]
+    assert (summary.labels, summary.reproduced, summary.runs_executed) == (4, 3, 5)
+    rows = {
+        row.location.rsplit("[", 1)[1]: row.audit_class
+        for row in store.table("audit", AuditRow, "audit_id").records()
+    }
+    assert rows == {
+        "0]": AuditClass.MISMATCH,
+        "1]": AuditClass.EXACT,
+        "2]": AuditClass.EXACT,
+        "3]": AuditClass.EXACT,
+    }
+
+
+def test_a_rerun_finds_every_run_stored_and_runs_nothing(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
+    store, taken = Store(tmp_path / "store"), list[RunRequest]()
+    options = AuditOptions(dataset=release, store=store.root, profile=["default"])
+    first = run_audit(options, one_at_a_time(store, taken))
+    ran = len(taken)
+    again = run_audit(options, one_at_a_time(store, taken))
+    assert len(taken) == ran and again.runs_executed == 0 and again.runs_reused == first.runs_planned
+    assert (again.labels, again.reproduced) == (first.labels, first.reproduced) == (4, 3)
