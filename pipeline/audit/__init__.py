@@ -1,8 +1,10 @@
 """Label audit: re-execute SURGE's released records and explain every disagreement.
 
-stage     run_audit(options, execute) -> AuditSummary: the rounds (adaptive or exhaustive), rows written
-          as waves finish, the report, the errata, over the caller's engine (pipeline/stages/audit.py
-          gives it Prefect's; the CLI, pipeline/commands/audit.py, calls that stage and renders)
+stage     run_audit(options, execute) -> AuditSummary: one job over the caller's engine, the report, the
+          errata (pipeline/stages/audit.py gives it Prefect's; the CLI, pipeline/commands/audit.py, calls
+          that stage and renders)
+feed      each label's rounds (adaptive or exhaustive) as a feed of the engine: its next round as its own
+          runs land, every round's runs longest first, its rows written as it finishes
 summary   AuditOptions (the flags, field for field; their limits as the stage's policy), AuditSummary
 convert   released record (sources.surge_release, the one reader) -> its subset spec's program, an
           unrunnable record with its named cause, or a refusal with its reason

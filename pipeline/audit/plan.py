@@ -161,14 +161,3 @@ def stored_cpu(rows: Iterable[AuditRow]) -> dict[str, float]:
         if row.run_id is not None:
             most[row.record_id] = max(most.get(row.record_id, 0.0), row.cpu_s)
     return most
-
-
-def longest_first(requests: Iterable[RunRequest], expected_s: Mapping[str, float]) -> list[RunRequest]:
-    """By expected time (run id -> seconds), longest first, so the last programs to start are short ones
-    and no core idles while one long program finishes."""
-    return sorted(requests, key=lambda r: -expected_s.get(r.run_id, 0.0))
-
-
-def waves(requests: Sequence[RunRequest], size: int) -> list[list[RunRequest]]:
-    """Consecutive slices of ``size`` requests: the audit writes the rows a wave finished before the next."""
-    return [list(requests[start : start + size]) for start in range(0, len(requests), size)]

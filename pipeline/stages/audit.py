@@ -23,7 +23,7 @@ __all__ = ["AuditOptions", "AuditSummary", "audit", "engine_executor"]
 def audit(options: AuditOptions, *, observer: Observer | None = None) -> AuditSummary:
     """Re-execute the dataset the options name and classify every label; the rows go to the store's audit
     table, the HTML report (and the errata, if asked) are written. ``observer`` gets the counts of
-    its waves' runs as they land (pipeline/observe.py)."""
+    its runs as they land (pipeline/observe.py)."""
     from flows.engine import using_engine
 
     # One engine for every wave of every round (the caller's, if it opened one): each wave is a job, and
