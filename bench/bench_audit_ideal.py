@@ -45,9 +45,9 @@ from pipeline.store import Store  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SURGE = ROOT / ".venv" / "bin" / "surge"
-PYTHON_LOOPS = size(48, 4)  # Python programs; their lengths fall off geometrically, the longest ~2 s
-C_PROGRAMS = size(12, 2)
-LONGEST_LOOP = size(24_000_000, 200_000)
+PYTHON_LOOPS = size(64, 4)  # Python programs; their lengths fall off geometrically, the longest ~6 s
+C_PROGRAMS = size(24, 2)
+LONGEST_LOOP = size(96_000_000, 200_000)
 WRONG_EVERY = 10  # every tenth label is wrong: the later rounds run for it
 FIGURES = (
     "audit_wall_vs_ideal",

@@ -145,6 +145,7 @@ class LabelFeed:
             if self.final(round_now)(conversion, rows) or round_now == LAST_ROUND:
                 self.final_rows += rows
             else:
+                self.audit.learn_cpu(rows)
                 self.enter(label, round_now + 1, rows)
 
     def enter(self, label: int, round_no: int, rows: list[AuditRow] | None = None) -> None:

@@ -155,7 +155,7 @@ def expected_seconds(conversion: Conversion, stored_cpu_s: Mapping[str, float]) 
 
 
 def stored_cpu(rows: Iterable[AuditRow]) -> dict[str, float]:
-    """record id -> the most CPU seconds one of its stored rows took (a run, its repeats included)."""
+    """record id -> the most CPU seconds one of its stored rows took (its compile and one run)."""
     most: dict[str, float] = {}
     for row in rows:
         if row.run_id is not None:

@@ -174,12 +174,20 @@ class Audit:
                 keep_better(self.answers, result)
 
     def expected(self, pairs: list[Pair], requests: list[RunRequest]) -> dict[str, float]:
-        """run id -> expected seconds (the longest of the labels sharing the run), for the order."""
+        """run id -> expected seconds (the longest of the labels sharing the run, times its repeats), for
+        the order."""
         by_answer_s: dict[str, float] = {}
         for conversion, profile in pairs:
             for key in keys_of(conversion, profile):  # a probe (a mutant) takes as long as its program
                 by_answer_s[key] = max(by_answer_s.get(key, 0.0), expected_seconds(conversion, self.cpu_s))
-        return {r.run_id: by_answer_s.get(r.answers, 0.0) for r in requests}
+        return {r.run_id: by_answer_s.get(r.answers, 0.0) * r.repeats for r in requests}
+
+    def learn_cpu(self, rows: list[AuditRow]) -> None:
+        """What a label's runs took so far: its later rounds are ordered by it (``expected``), not by a
+        guess from its size."""
+        for row in rows:
+            if row.run_id is not None:
+                self.cpu_s[row.record_id] = max(self.cpu_s.get(row.record_id, 0.0), row.cpu_s)
 
     def identified(self, requests: list[RunRequest]) -> list[RunRequest]:
         """With the backend each profile runs on, as resolve_profiles chose, and its toolchain identity."""
