@@ -4,7 +4,8 @@ landed, and every round's runs share one queue, the longest first.
 Rounds, adaptive by default, so that the audit's cost follows what is left to explain rather than
 labels x profiles:
 1. the label once (one repeat) under its subset's first profile (`plan.first_profiles`); final if it
-   reproduced;
+   reproduced. Where that profile lacks the label's tool (a language only an image has: Julia, Swift),
+   once under the next profile asked for, until one has it;
 2. repeated under every profile (to tell non-determinism, and find the environment that explains it);
    a label whose tool was missing is not run again under the same profile;
 3. if it still did not reproduce everywhere: its other readings (argv), under every profile;
@@ -144,6 +145,8 @@ class LabelFeed:
             round_now = self.round_of[label]
             if self.final(round_now)(conversion, rows) or round_now == LAST_ROUND:
                 self.final_rows += rows
+            elif round_now == 1 and all(row.audit_class is AuditClass.NOT_RUN for row in rows):
+                self.enter(label, 1, rows)  # its tool is missing there: once more where it may exist
             else:
                 self.audit.learn_cpu(rows)
                 self.enter(label, round_now + 1, rows)
@@ -163,11 +166,13 @@ class LabelFeed:
 
     def round_for(self, conversion: Conversion, round_no: int, rows: list[AuditRow]) -> Round:
         audit, profiles, repeats = self.audit, self.audit.profiles, self.audit.options.repeats
+        # A missing tool is not a disagreement: no point running it again under the same profile.
+        missing = {r.profile for r in rows if r.audit_class is AuditClass.NOT_RUN}
         if round_no == 1:
-            return Round([(conversion, audit.first[conversion.record.subset])], 1, True)
+            first = audit.first[conversion.record.subset]
+            untried = [p for p in [first, *profiles] if p.name not in missing]
+            return Round([(conversion, untried[0])] if untried else [], 1, True)
         if round_no == 2:
-            # A missing tool is not a disagreement: no point repeating it under the same profile.
-            missing = {r.profile for r in rows if r.audit_class is AuditClass.NOT_RUN}
             pairs = [(c, p) for c, p in every_profile([conversion], profiles) if p.name not in missing]
             return Round(pairs, repeats, True)
         if round_no == 3:

@@ -91,3 +91,38 @@ def test_a_rerun_finds_every_run_stored_and_runs_nothing(
     again = run_audit(options, one_at_a_time(store, taken))
     assert len(taken) == ran and again.runs_executed == 0 and again.runs_reused == first.runs_planned
     assert (again.labels, again.reproduced) == (first.labels, first.reproduced) == (4, 3)
+
+
+def test_a_label_whose_tool_is_missing_runs_once_under_the_next_profile_that_has_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Julia has no package on the host, only in an image: under `default` it is not run, and round 1
+    tries the next profile asked for, once, instead of repeating it under every profile."""
+    from pipeline.records import Verdict
+
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
+    folder = tmp_path / "release"
+    folder.mkdir()
+    (folder / "ml.json").write_text(json.dumps([ml_record("print(7)\n", "7")]))
+    store, taken = Store(tmp_path / "store"), list[RunRequest]()
+
+    def execute(feed: LabelFeed) -> Executed:
+        while (batch := feed.take()) is not None:
+            taken.extend(batch)
+            for request in batch:
+                if request.profile.name == "default":
+                    result = result_for(
+                        request, "", Verdict.TOOLCHAIN_MISSING, detail="`julia` is not installed"
+                    )
+                else:
+                    result = result_for(request, printed(request))
+                store.runs.append([result])
+            store.runs.flush()
+            feed.landed([request.run_id for request in batch])
+        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, written=len(taken))
+
+    options = AuditOptions(dataset=folder, store=store.root, profile=["default", "surge-bg", "current"])
+    run_audit(options, execute, rows_every_s=0)
+    assert [(r.profile.name, r.repeats) for r in taken] == [("default", 1), ("surge-bg", 1)]
+    rows = {row.profile: row.audit_class for row in store.table("audit", AuditRow, "audit_id").records()}
+    assert rows == {"default": AuditClass.NOT_RUN, "surge-bg": AuditClass.EXACT}
