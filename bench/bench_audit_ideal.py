@@ -4,8 +4,8 @@ One `surge audit` command (a process of its own, Prefect's API started by it, as
 release this module writes in SURGE's format: ``ml`` records in Python and C whose programs run from a few
 milliseconds to a few seconds, a tenth of them with a wrong label (so the audit's later rounds run: repeats
 under every profile), one printing a random number (the seed round). The ideal is the programs' own CPU
-time, read from the store's ``runs`` table (each compile, and each run times its repeats), divided by the
-cores: what the machine would take if nothing but the programs cost anything and no core ever idled.
+time, read from the store's ``runs`` table (each compile once, and each run times its repeats), divided by
+the cores: what the machine would take if nothing but the programs cost anything and no core ever idled.
 
     audit_wall_vs_ideal            the command's wall time / the ideal (goal: at most 1.1)
     audit_ideal_s                  the programs' CPU seconds / cores
@@ -42,6 +42,7 @@ from harness import size  # noqa: E402
 
 from pipeline.records import RunResult  # noqa: E402
 from pipeline.store import Store  # noqa: E402
+from sandboxes.jobs import COMPILE_CACHE_HIT  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SURGE = ROOT / ".venv" / "bin" / "surge"
@@ -133,9 +134,10 @@ def breakdown(runs: list[RunResult], began: float, ended: float, cores: int) -> 
 
 
 def program_span(run: RunResult) -> tuple[float, float, float]:
-    """(start, end, CPU seconds) of one run row: its compile and each repeat of its run."""
+    """(start, end, CPU seconds) of one run row: its compile (unless the compile cache answered it: that
+    compile's time was spent, and counted, by the run that made it) and each repeat of its run."""
     compile_wall = compile_cpu = 0.0
-    if run.compile is not None:
+    if run.compile is not None and not run.compile.detail.startswith(COMPILE_CACHE_HIT):
         compile_wall, compile_cpu = run.compile.wall_s, run.compile.cpu_user_s + run.compile.cpu_sys_s
     run_wall = run_cpu = 0.0
     if run.run is not None:

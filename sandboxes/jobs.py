@@ -36,6 +36,9 @@ from sandboxes.languages import LanguageSpec
 from sandboxes.profiles import sandbox_env
 from sandboxes.warm_compile import seeded_cache_entry, warm_server_entry
 
+# A compile phase the cache answered says so in its detail: its times are those of the compile that made it.
+COMPILE_CACHE_HIT = "compile cache hit"
+
 if TYPE_CHECKING:
     from sandboxes.core import PathMap, Place, Runner
 
@@ -281,7 +284,7 @@ def plan_request(
             return build.fused(run_step(request, spec))
         return build
     compile_phase = to_phase(
-        cached["compile"], compile_verdict(cached["compile"]), f"compile cache hit {build.key[:12]}"
+        cached["compile"], compile_verdict(cached["compile"]), f"{COMPILE_CACHE_HIT} {build.key[:12]}"
     )
     if compile_phase.verdict is not Verdict.OK:
         return compile_phase, []
