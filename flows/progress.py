@@ -89,13 +89,20 @@ class Progress(Counter):
     pace is the command's own: the head start ran batches before the flow's body made the counter."""
 
     def __init__(
-        self, label: str, total_batches: int, total_runs: int, observer: Observer | None = None
+        self,
+        label: str,
+        total_batches: int,
+        total_runs: int,
+        observer: Observer | None = None,
+        open_ended: bool = False,
     ) -> None:
         super().__init__(label, observer)
         self.total_batches = total_batches
         self.total_runs = total_runs
         self.batches = self.runs = self.failed_batches = 0
-        self.open_ended = False
+        # A fed job's totals grow as it runs (``grow``): it is done when the job says so (``finish``),
+        # never because the batches fed so far have ended.
+        self.open_ended = open_ended
         self.counted: dict[str, int] = {}  # batch id -> its runs counted as their rows were stored
 
     def rows_stored(self, batch_id: str, runs: int) -> None:
@@ -115,10 +122,8 @@ class Progress(Counter):
             self.moved()
 
     def grow(self, batches: int, runs: int) -> None:
-        """More work than counted so far (a fed job's next batch): its totals grow, and the work is done
-        only when the job says so (``finish``), never because the batches fed so far have ended."""
+        """More work than counted so far (a fed job's next batch): its totals grow."""
         with self.lock:
-            self.open_ended = True
             self.total_batches += batches
             self.total_runs += runs
 

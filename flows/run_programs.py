@@ -145,7 +145,7 @@ def run_feed(store_root: str, feed_id: str, unsafe: bool, job: JobLabel, slots: 
     failures: dict[tuple[str, str], None] = {}
     ended: SimpleQueue[Any] = SimpleQueue()  # futures as they end, from the task runner's threads
     running: dict[Any, tuple[str, list[str]]] = {}  # future -> (batch id, its run ids)
-    progress = Progress(job.command, 0, 0)
+    progress = Progress(job.command, 0, 0, open_ended=True)
     with progress, engine.rows_heard(progress.rows_stored):
         while True:
             while len(running) < slots and (batch := feed.take()) is not None:

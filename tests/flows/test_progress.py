@@ -58,6 +58,20 @@ def test_runs_count_as_their_rows_are_stored_and_once_when_their_batch_ends() ->
     assert [t.text() for t in seen.events[-1].tallies] == ["batches 2/2", "runs 10/10"]
 
 
+def test_a_fed_jobs_count_grows_and_ends_only_when_the_job_says_so() -> None:
+    """An audit's one job is fed as it runs: no batch is known when it starts, and every batch fed so
+    far may end before the next is fed. Its counter once said "done" at its first event (0 of 0) and
+    sent nothing after: the bar stood at 0/0 for a whole audit."""
+    seen = Recorded()
+    with Progress("audit", 0, 0, observer=seen, open_ended=True) as progress:
+        progress.grow(batches=1, runs=2)
+        progress.advance(2, batch_id="a")  # every batch fed so far has ended: not done
+        progress.grow(batches=1, runs=3)
+        progress.advance(3, batch_id="b")
+    assert [e.finished for e in seen.events] == [False, False, False, True]
+    assert [t.text() for t in seen.events[-1].tallies] == ["batches 2/2", "runs 5/5"]
+
+
 def test_a_log_shows_stored_rows_while_no_batch_has_ended(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = [0.0]
     monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
