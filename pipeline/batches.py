@@ -75,12 +75,12 @@ LARGEST_BATCH = 64
 GUIDE = 2
 
 
-def guided_sizes(count: int, workers: int) -> list[int]:
+def guided_sizes(count: int, workers: int, guide: int = GUIDE) -> list[int]:
     """Batch sizes for ``count`` runs over ``workers``: large first, shrinking towards the end."""
     sizes: list[int] = []
     left = count
     while left > 0:
-        share = -(-left // (GUIDE * max(1, workers)))
+        share = -(-left // (guide * max(1, workers)))
         size = min(left, max(SMALLEST_BATCH, min(LARGEST_BATCH, share)))
         sizes.append(size)
         left -= size
@@ -125,12 +125,14 @@ def timed_sizes(costs_s: list[float], workers: int) -> list[int]:
     return sizes
 
 
-def next_timed_size(costs_s: Iterator[float], count: int, total_s: float, workers: int) -> int:
+def next_timed_size(
+    costs_s: Iterator[float], count: int, total_s: float, workers: int, guide: int = GUIDE
+) -> int:
     """The size of the next timed batch over what is left: ``count`` requests of ``total_s`` expected
-    seconds, whose costs ``costs_s`` gives in start order. Takes from it exactly the costs the batch holds
-    (a feed pops its queue through it)."""
-    most = guided_sizes(count, workers)[0]
-    share_s = total_s / (GUIDE * max(1, workers))
+    seconds, whose costs ``costs_s`` gives in start order, each batch a ``1/guide`` share per worker.
+    Takes from it exactly the costs the batch holds (a feed pops its queue through it)."""
+    most = guided_sizes(count, workers, guide)[0]
+    share_s = total_s / (guide * max(1, workers))
     size, spent_s = 0, 0.0
     while size < most and (size == 0 or spent_s < share_s):
         spent_s += next(costs_s)

@@ -38,6 +38,11 @@ if TYPE_CHECKING:
     from pipeline.audit.stage import Audit
 
 ROWS_WRITTEN_EVERY_S = 5.0  # finished labels' rows reach the table at least this often
+# A fed batch takes a 1/8 share of the queue per worker, not the 1/2 of a planned job's (batches.GUIDE).
+# Most expected times of a first round are guesses from a program's size, and a batch runs its programs
+# one after another: eight unknown long programs in one batch of 48 ran 17 s on one core at the end of
+# an audit while the other idled. Smaller batches spread them; each costs the engine ~0.1 CPU-s more.
+FED_GUIDE = 8
 LAST_ROUND = 4
 
 
@@ -101,7 +106,7 @@ class LabelFeed:
         if self.batch_size:
             taken += [heapq.heappop(heap) for _ in range(min(self.batch_size, len(heap)))]
         else:
-            next_timed_size(longest_first(), len(heap), self.queued_s[backend], self.workers)
+            next_timed_size(longest_first(), len(heap), self.queued_s[backend], self.workers, FED_GUIDE)
         self.queued_s[backend] = max(0.0, self.queued_s[backend] + sum(q.minus_expected_s for q in taken))
         return [queued.request for queued in taken]
 
