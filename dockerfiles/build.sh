@@ -82,6 +82,12 @@ donor_image() {  # focal's clang comes from the bookworm image of the same famil
   case "$1" in focal) echo "surge/$2:bookworm" ;; *) echo "" ;; esac
 }
 
+copied_inputs() {  # what a recipe COPYs from the context besides common/ (Julia's workload), named and hashed
+  local sources
+  sources="$(awk '$1 == "COPY" && $2 !~ /^--/ { for (i = 2; i < NF; i++) if ($i !~ /^common\//) print $i }' "$1")"
+  [ -z "$sources" ] || (cd "$HERE" && find $sources -type f | LC_ALL=C sort | xargs sha256sum)
+}
+
 label_of() {
   docker image inspect --format "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true
 }
@@ -114,7 +120,8 @@ build_image() {
   tools=""  # the shared recipe checks the family's tools are in the image
   [ "$dockerfile" != "$HERE/language/Dockerfile" ] || tools="$(python3 "$HERE/../sandboxes/languages/manifest.py" tools "$family")"
   dockerfile_hash="$(sha256sum "$dockerfile" | cut -c1-16)"
-  hash="$( { cat "$dockerfile" "$HERE/common/install-packages.sh"; echo "$family|$tools|$packages|$aliases";
+  hash="$( { cat "$dockerfile" "$HERE/common/install-packages.sh"; copied_inputs "$dockerfile";
+             echo "$family|$tools|$packages|$aliases";
              docker image inspect --format '{{.Id}}' "$base" ${donor:+"$donor"}; } | sha256sum | cut -c1-16)"
   if [ "$(label_of "$tag" org.surge.inputs-hash)" = "$hash" ]; then
     echo "ok    $tag is up to date ($hash)"

@@ -1,10 +1,10 @@
 """Docker tests run against the real engine and the real images, built here when missing.
 
 Every image a test uses is built by `dockerfiles/build.sh` when absent (the base from Debian's archive
-with debootstrap, then each family: under a minute each here, docs/docker.md), under a lock so two test
-processes never build one image twice; build.sh skips an image whose inputs are unchanged, so a second run
-costs nothing. Where building cannot work (no engine, not root, no archive; the Lean image needs GitHub)
-the tests skip and name what is missing.
+with debootstrap, then each family: under a minute each here, Julia's about 10 as it writes its own system
+image, docs/docker.md), under a lock so two test processes never build one image twice; build.sh skips an
+image whose inputs are unchanged, so a second run costs nothing. Where building cannot work (no engine, not
+root, no archive; the Lean image needs GitHub) the tests skip and name what is missing.
 """
 
 from __future__ import annotations
