@@ -134,28 +134,38 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, job: JobLabel) -> dict
 
 
 @flow(name="surge-run", log_prints=False)
-def run_feed(store_root: str, feed_id: str, unsafe: bool, job: JobLabel, slots: int) -> dict[str, Any]:
+def run_feed(
+    store_root: str, feed_id: str, unsafe: bool, job: JobLabel, slots: int, first_plan: str | None = None
+) -> dict[str, Any]:
     """A job fed as it runs (``pipeline.batches.Feed``): each batch the feed gives is planned and run as
     a slot frees, and the feed hears of it as it ends, so the work it gives next (a label's next round)
     starts while other batches still run. The feed's own order is the start order: the longest first,
-    across what were rounds."""
+    across what were rounds. ``first_plan``: the feed's first batches, which the engine's head start ran
+    while Prefect's API started; each is still one task run, claiming its outcome."""
     engine = current_engine()
+    engine.stop_head_start()  # before any claim: a batch is the head start's or its task's, never both
     feed, store = engine.feed(feed_id), Store(Path(store_root))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
     ended: SimpleQueue[Any] = SimpleQueue()  # futures as they end, from the task runner's threads
     running: dict[Any, tuple[str, list[str]]] = {}  # future -> (batch id, its run ids)
     progress = Progress(job.command, 0, 0, open_ended=True)
+
+    def submit(plan_id: str, batch_id: str, run_ids: list[str]) -> None:
+        progress.grow(batches=1, runs=len(run_ids))
+        title = f"batch {progress.total_batches} {job.batch_what()}"
+        future = execute_batch.submit(store_root, plan_id, batch_id, unsafe, title=title)
+        running[future] = (batch_id, run_ids)
+        future.add_done_callback(ended.put)
+
     with progress, engine.rows_heard(progress.rows_stored):
+        if first_plan is not None:
+            for batch_id in store.plan_batches(first_plan):
+                submit(first_plan, batch_id, [r.run_id for r in store.batch_requests(first_plan, batch_id)])
         while True:
             while len(running) < slots and (batch := feed.take()) is not None:
                 run_ids = [request.run_id for request in batch]
-                plan_id, batch_id = store.plan([batch]), batch_id_for(run_ids)
-                progress.grow(batches=1, runs=len(batch))
-                title = f"batch {progress.total_batches} {job.batch_what()}"
-                future = execute_batch.submit(store_root, plan_id, batch_id, unsafe, title=title)
-                running[future] = (batch_id, run_ids)
-                future.add_done_callback(ended.put)
+                submit(store.plan([batch]), batch_id_for(run_ids), run_ids)
             if not running:
                 break
             future = ended.get()
@@ -201,21 +211,28 @@ def run_fed_job(
     workers: int,
     dask_address: str | None,
     label: JobLabel,
+    first_plan: str | None = None,
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """Run a fed job (``run_feed``): here, one batch running more than ``workers`` run programs
-    (Engine.sandbox_slots); on Dask, one per worker thread. Returns (counts, failures as (reason, fix));
-    never raises for a failed batch."""
-    threads = cluster_threads(dask_address) if dask_address else workers + 1
+    (Engine.sandbox_slots); on Dask, one per worker thread. ``first_plan``: its first batches, planned
+    for the head start. Returns (counts, failures as (reason, fix)); never raises for a failed batch."""
+    threads = fed_slots(workers, dask_address)
     job = run_feed.with_options(
         name=label.flow_name,
         flow_run_name=label.flow_run_name(),
         task_runner=task_runner(threads, dask_address),
     )
     with engine.connected(label.tags()):
-        state = job(str(store_root), feed_id, unsafe, label, threads, return_state=True)
+        state = job(str(store_root), feed_id, unsafe, label, threads, first_plan, return_state=True)
         counts, failures = job_outcome(state, batches=0)
         wait_for_task_runs(state.state_details.flow_run_id, int(counts.get("batches", 0)))
     return counts, failures
+
+
+def fed_slots(workers: int, dask_address: str | None) -> int:
+    """Batches a fed job keeps running: here one more than run programs at once (Engine.sandbox_slots),
+    on Dask one per worker thread."""
+    return cluster_threads(dask_address) if dask_address else workers + 1
 
 
 def run_job(

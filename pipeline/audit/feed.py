@@ -150,8 +150,10 @@ class LabelFeed:
             round_now = self.round_of[label]
             if self.final(round_now)(conversion, rows) or round_now == LAST_ROUND:
                 self.final_rows += rows
-            elif round_now == 1 and all(row.audit_class is AuditClass.NOT_RUN for row in rows):
-                self.enter(label, 1, rows)  # its tool is missing there: once more where it may exist
+            elif round_now == 1 and rows and all(row.audit_class is AuditClass.NOT_RUN for row in rows):
+                # its tool is missing there: once more where it may exist (no rows: its batch failed, a
+                # failure of ours, and the label goes on with its repeats as any other)
+                self.enter(label, 1, rows)
             else:
                 self.audit.learn_cpu(rows)
                 self.enter(label, round_now + 1, rows)

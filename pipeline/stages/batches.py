@@ -126,22 +126,32 @@ def execute_fed(
     store: Store, feed: Feed, backends: set[str], batching: Batching, label: JobLabel, unsafe: bool = False
 ) -> RequestsOutcome:
     """Run what ``feed`` gives, as it gives it, in one job (``flows.run_programs.run_feed``); the feed
-    skips what the store holds. ``backends``: those its requests may name, checked before any work."""
+    skips what the store holds. ``backends``: those its requests may name, checked before any work.
+
+    Here (not on Dask), the feed's first batches run at once in the engine's head start while Prefect's
+    API comes up (flows/head_start.py), as a planned job's do."""
     from flows.engine import using_engine
-    from flows.run_programs import run_fed_job
+    from flows.run_programs import fed_slots, run_fed_job
     from flows.runtime import default_workers
 
     check_before_work(backends, batching, unsafe)
     workers = batching.workers or default_workers()
     dask_address = batching.dask_address
+    threads = fed_slots(workers, dask_address)
+    first = [] if dask_address else [b for _ in range(threads) if (b := feed.take()) is not None]
+    first_plan = store.plan(first) if first else None
+    early_ids = list(store.plan_batches(first_plan)) if first_plan else []
     with (
         using_engine() as engine,
         prompt_batch_threads(),
         engine.sandbox_slots(None if dask_address else workers),
         engine.feeding(feed) as feed_id,
+        engine.head_start(store.root, first_plan or "", early_ids, unsafe, threads),
     ):
         engine.import_prefect()
-        counts, failures = run_fed_job(engine, store.root, feed_id, unsafe, workers, dask_address, label)
+        counts, failures = run_fed_job(
+            engine, store.root, feed_id, unsafe, workers, dask_address, label, first_plan
+        )
     found = JobCounts.model_validate(counts)
     return outcome_of(store, found, failures, planned=feed.planned, stored=feed.found_stored)
 

@@ -126,3 +126,25 @@ def test_a_label_whose_tool_is_missing_runs_once_under_the_next_profile_that_has
     assert [(r.profile.name, r.repeats) for r in taken] == [("default", 1), ("surge-bg", 1)]
     rows = {row.profile: row.audit_class for row in store.table("audit", AuditRow, "audit_id").records()}
     assert rows == {"default": AuditClass.NOT_RUN, "surge-bg": AuditClass.EXACT}
+
+
+def test_a_batch_that_failed_leaves_its_labels_without_rows_and_the_audit_ends(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure of ours (a sandbox that would not start) stores no row: the feed hears the batch ended,
+    its labels go on to their repeats, which fail too, and the audit ends with no verdict for them."""
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
+    store = Store(tmp_path / "store")
+    batches = 0
+
+    def nothing_runs(feed: LabelFeed) -> Executed:
+        nonlocal batches
+        while (batch := feed.take()) is not None:
+            batches += 1
+            assert batches < 50, "the feed keeps giving the same failed work"
+            feed.landed([request.run_id for request in batch])
+        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, failed_batches=batches)
+
+    options = AuditOptions(dataset=release, store=store.root, profile=["default"])
+    summary = run_audit(options, nothing_runs, rows_every_s=0)
+    assert summary.labels == 0 and summary.not_audited == 4
