@@ -206,8 +206,8 @@ class LabelFeed:
         for those not landed yet."""
         audit = self.audit
         requests = audit.identified(plan_pairs(planned.pairs, audit.policy, planned.repeats))
-        audit.count_round(planned, requests)
         fresh = {r.run_id: r for r in requests if r.run_id not in self.requested}
+        audit.count_round(planned, list(fresh.values()))
         self.requested.update(fresh)
         stored = audit.store.stored_run_ids(list(fresh))
         self.planned += len(fresh)

@@ -28,7 +28,6 @@ from pipeline.audit.plan import (
 )
 from pipeline.audit.profiles import ChosenProfiles, resolve_profiles
 from pipeline.audit.rows import AuditRow, Conversion, Unrunnable
-from pipeline.audit.seeds import SEED_REPEATS
 from pipeline.audit.summary import AuditOptions, AuditRuns, AuditSummary, Executed, RunCounts
 from pipeline.audit.verdicts import (
     audit_rows,
@@ -157,7 +156,7 @@ class Audit:
             self.pairs += [(c, p) for c, p in planned.pairs if c.candidate == 0]
         runs = executions(requests)
         self.executions += runs
-        if planned.repeats == SEED_REPEATS and not planned.counted:
+        if not planned.counted:  # the seed round: its pinned profiles get no rows
             self.seed_executions += runs
             self.seed_pinned_labels += 1
         elif any(c.candidate != 0 for c, _ in planned.pairs):
