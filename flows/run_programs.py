@@ -208,15 +208,14 @@ def run_fed_job(
     store_root: Path,
     feed_id: str,
     unsafe: bool,
-    workers: int,
+    threads: int,
     dask_address: str | None,
     label: JobLabel,
     first_plan: str | None = None,
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    """Run a fed job (``run_feed``): here, one batch running more than ``workers`` run programs
-    (Engine.sandbox_slots); on Dask, one per worker thread. ``first_plan``: its first batches, planned
-    for the head start. Returns (counts, failures as (reason, fix)); never raises for a failed batch."""
-    threads = fed_slots(workers, dask_address)
+    """Run a fed job (``run_feed``) with ``threads`` batches running (``fed_slots``). ``first_plan``: its
+    first batches, planned for the head start. Returns (counts, failures as (reason, fix)); never raises
+    for a failed batch."""
     job = run_feed.with_options(
         name=label.flow_name,
         flow_run_name=label.flow_run_name(),

@@ -150,7 +150,7 @@ def execute_fed(
     ):
         engine.import_prefect()
         counts, failures = run_fed_job(
-            engine, store.root, feed_id, unsafe, workers, dask_address, label, first_plan
+            engine, store.root, feed_id, unsafe, threads, dask_address, label, first_plan
         )
     found = JobCounts.model_validate(counts)
     return outcome_of(store, found, failures, planned=feed.planned, stored=feed.found_stored)
