@@ -150,8 +150,12 @@ class Table(Generic[Record]):
         """The table's rows matching ``where`` (all without), with ``columns`` (all without).
 
         Parts written under today's schema are read directly, part by part; older ones through a dataset
-        with today's schema, which fills the columns they lack with nulls."""
-        parts = self.part_files()
+        with today's schema, which fills the columns they lack with nulls. A read by id opens only the
+        parts that hold one of the ids (``parts_holding``)."""
+        if where and self.id_field in where:
+            parts = self.parts_holding(where[self.id_field])
+        else:
+            parts = self.part_files()
         if not parts:
             return self.schema.empty_table() if columns is None else self.schema.empty_table().select(columns)
         files = [open_part(part) for part in parts]
@@ -165,6 +169,14 @@ class Table(Generic[Record]):
             raise StoreError(
                 f"cannot read table {self.folder}: {error}", hint="run `surge store check`"
             ) from error
+
+    def parts_holding(self, wanted: object) -> list[Path]:
+        """The parts that hold one of the ``wanted`` ids (one id or a collection), by each part's ids as
+        this process read them once (``ids_in_part``). An audit reads each batch's runs back as it ends:
+        opening every part for it grew with the store, 0.2-0.3 s a batch at 57 parts, one core idle
+        while the flow's thread did it."""
+        ids = set(wanted) if is_value_list(wanted) else {wanted}
+        return [part for part in self.part_files() if not ids.isdisjoint(ids_in_part(part, self.id_field))]
 
     def existing_ids(self) -> set[str]:
         return set().union(*(ids_in_part(part, self.id_field) for part in self.part_files()))

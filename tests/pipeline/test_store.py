@@ -78,6 +78,25 @@ def test_reading_parts_of_todays_schema_directly_matches_the_dataset_read(
     assert sorted(direct.to_pylist(), key=str) == sorted(through_dataset.to_pylist(), key=str)
 
 
+def test_a_read_by_id_opens_only_the_parts_holding_the_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path)
+    results = [make_result(f"print({i})", f"{i}\n") for i in range(6)]
+    for result in results:  # a part per run, as an audit's batches write them
+        store.runs.append([result])
+        store.runs.flush()
+    opened: list[Path] = []
+    real_open_part = store_module.open_part
+    monkeypatch.setattr(store_module, "open_part", lambda part: opened.append(part) or real_open_part(part))
+    wanted = [results[1].run_id, results[4].run_id]
+    read = store.runs.read(columns=["run_id"], where={"run_id": wanted, "verdict": "ok"})
+    assert sorted(read["run_id"].to_pylist()) == sorted(wanted)
+    assert len(opened) == 2
+    assert [r.run_id for r in store.runs.records(where={"run_id": results[5].run_id})] == [results[5].run_id]
+    assert store.runs.read(where={"run_id": ["no such run"]}).num_rows == 0
+
+
 def test_buffer_turns_into_parts_of_bounded_size(tmp_path: Path) -> None:
     table = Store(tmp_path).runs
     table.rows_per_part = 3
