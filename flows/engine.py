@@ -33,8 +33,9 @@ from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar, Token
 from pathlib import Path
+from queue import SimpleQueue
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from flows.collector import collector_paused
 from flows.runtime import (
@@ -61,6 +62,21 @@ _in_force: ContextVar[Engine | None] = ContextVar("surge_engine_settings", defau
 FLOW_COMMANDS = frozenset({"run", "audit", "build", "pull", "refactor"})
 
 
+class Stored(NamedTuple):
+    """Runs a batch of this process stored (a long one as it ended: ``pipeline.batches.STORED_AT_ONCE_S``;
+    the rest with their batch's parts)."""
+
+    run_ids: list[str]
+
+
+class Fed(NamedTuple):
+    """A fed job's source of work and its mailbox: ``Stored`` runs, and its flow's batch futures as they
+    end, in the order they happened (one queue: the flow waits on both)."""
+
+    feed: Feed
+    mailbox: SimpleQueue[Any]
+
+
 class Engine:
     """This command's Prefect API, head start, claims, sandbox slots and row listeners."""
 
@@ -72,7 +88,7 @@ class Engine:
         self.listeners: list[RowsListener] = []
         self.token: Token[Engine | None] | None = None
         self.chosen: PrefectSettings | None = None
-        self.feeds: dict[str, Feed] = {}  # feed id -> the job's source of work (``run_feed``)
+        self.feeds: dict[str, Fed] = {}  # feed id -> the job's source of work (``run_feed``)
 
     def __enter__(self) -> Engine:
         self.chosen = choose_settings(self.state_dir)
@@ -213,21 +229,25 @@ class Engine:
     @contextmanager
     def feeding(self, feed: Feed) -> Iterator[str]:
         """Hold ``feed`` inside, under the id a flow is given to reach it: a flow's parameters are
-        references, and the feed (an audit's labels and results) stays in this process."""
+        references, and the feed (an audit's labels and results) stays in this process. From now on
+        (the head start's batches too), the runs this process's batches store are posted to the feed's
+        mailbox as ``Stored``, so its flow lands them as they are stored, not as their batches end."""
         feed_id = uuid.uuid4().hex
-        self.feeds[feed_id] = feed
+        fed = Fed(feed, SimpleQueue())
+        self.feeds[feed_id] = fed
         try:
-            yield feed_id
+            with self.rows_heard(lambda _batch_id, run_ids: fed.mailbox.put(Stored(run_ids))):
+                yield feed_id
         finally:
             del self.feeds[feed_id]
 
-    def feed(self, feed_id: str) -> Feed:
+    def feed(self, feed_id: str) -> Fed:
         return self.feeds[feed_id]
 
-    def rows_stored(self, batch_id: str, runs: int) -> None:
+    def rows_stored(self, batch_id: str, run_ids: list[str]) -> None:
         """A batch of this process stored rows (or found them stored): tell whoever listens now."""
         for listener in list(self.listeners):
-            listener(batch_id, runs)
+            listener(batch_id, run_ids)
 
     @contextmanager
     def head_start(
@@ -259,11 +279,19 @@ class Engine:
             self.early = None
 
     def run_batch(self, store_root: Path | str, plan_id: str, batch_id: str, unsafe: bool) -> BatchCounts:
-        """One planned batch in this process: in one of the engine's sandbox slots, its rows heard."""
-        from pipeline.batches import execute_batch
+        """One planned batch in this process: in one of the engine's sandbox slots, its rows heard (while
+        it feeds a job, a long run's as it ends)."""
+        from pipeline.batches import STORED_AT_ONCE_S, execute_batch
 
+        at_once_s = STORED_AT_ONCE_S if self.feeds else None
         return execute_batch(
-            store_root, plan_id, batch_id, unsafe, slot=self.batch_slot(), heard=self.rows_stored
+            store_root,
+            plan_id,
+            batch_id,
+            unsafe,
+            slot=self.batch_slot(),
+            heard=self.rows_stored,
+            at_once_s=at_once_s,
         )
 
     def claim(self, batch_id: str) -> Future[BatchCounts] | None:

@@ -105,11 +105,11 @@ class Progress(Counter):
         self.open_ended = open_ended
         self.counted: dict[str, int] = {}  # batch id -> its runs counted as their rows were stored
 
-    def rows_stored(self, batch_id: str, runs: int) -> None:
+    def rows_stored(self, batch_id: str, run_ids: list[str]) -> None:
         """Some of a running batch's runs reached the store (or were found there)."""
         with self.lock:
-            self.counted[batch_id] = self.counted.get(batch_id, 0) + runs
-            self.runs += runs
+            self.counted[batch_id] = self.counted.get(batch_id, 0) + len(run_ids)
+            self.runs += len(run_ids)
             self.moved()
 
     def advance(self, runs: int, failed: bool = False, batch_id: str | None = None) -> None:

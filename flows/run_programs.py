@@ -12,14 +12,13 @@ reads the failures from the flow's final state and exits non-zero with each reas
 from __future__ import annotations
 
 from pathlib import Path
-from queue import SimpleQueue
 from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 
-from flows.engine import Engine, current_engine, engine_here
+from flows.engine import Engine, Stored, current_engine, engine_here
 from flows.head_start import as_they_end
 from flows.naming import JobLabel, summary_markdown
 from flows.progress import Progress
@@ -138,17 +137,18 @@ def run_feed(
     store_root: str, feed_id: str, unsafe: bool, job: JobLabel, slots: int, first_plan: str | None = None
 ) -> dict[str, Any]:
     """A job fed as it runs (``pipeline.batches.Feed``): each batch the feed gives is planned and run as
-    a slot frees, and the feed hears of it as it ends, so the work it gives next (a label's next round)
-    starts while other batches still run. The feed's own order is the start order: the longest first,
-    across what were rounds. ``first_plan``: the feed's first batches, which the engine's head start ran
-    while Prefect's API started; each is still one task run, claiming its outcome."""
+    a slot frees, and the feed hears of its runs as they are stored (a long one as it ends, the rest with
+    their batch), so the work it gives next (a label's next round) starts while other batches still run.
+    The feed's own order is the start order: the longest first, across what were rounds. ``first_plan``:
+    the feed's first batches, which the engine's head start ran while Prefect's API started; each is
+    still one task run, claiming its outcome."""
     engine = current_engine()
     engine.stop_head_start()  # before any claim: a batch is the head start's or its task's, never both
-    feed, store = engine.feed(feed_id), Store(Path(store_root))
+    (feed, ended), store = engine.feed(feed_id), Store(Path(store_root))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
-    ended: SimpleQueue[Any] = SimpleQueue()  # futures as they end, from the task runner's threads
     running: dict[Any, tuple[str, list[str]]] = {}  # future -> (batch id, its run ids)
+    landed: set[str] = set()  # run ids the feed heard of before their batch ended
     progress = Progress(job.command, 0, 0, open_ended=True)
 
     def submit(plan_id: str, batch_id: str, run_ids: list[str]) -> None:
@@ -157,6 +157,12 @@ def run_feed(
         future = execute_batch.submit(store_root, plan_id, batch_id, unsafe, title=title)
         running[future] = (batch_id, run_ids)
         future.add_done_callback(ended.put)
+
+    def land(run_ids: list[str]) -> None:
+        fresh = [run_id for run_id in run_ids if run_id not in landed]
+        landed.update(fresh)
+        if fresh:
+            feed.landed(fresh)
 
     with progress, engine.rows_heard(progress.rows_stored):
         if first_plan is not None:
@@ -168,17 +174,20 @@ def run_feed(
                 submit(store.plan([batch]), batch_id_for(run_ids), run_ids)
             if not running:
                 break
-            future = ended.get()
-            batch_id, run_ids = running.pop(future)
+            message = ended.get()
+            if isinstance(message, Stored):
+                land(message.run_ids)
+                continue
+            batch_id, run_ids = running.pop(message)
             try:
-                counts = BatchCounts.model_validate(future.result())
+                counts = BatchCounts.model_validate(message.result())
             except Exception as error:  # noqa: BLE001 - every failure is reported with its fix below
                 failures.setdefault(failure_of(error))
                 progress.advance(0, failed=True, batch_id=batch_id)
             else:
                 total.add(counts)
                 progress.advance(counts.runs + counts.found_stored, batch_id=batch_id)
-            feed.landed(run_ids)
+            land(run_ids)
     batches = progress.total_batches
     summary = {**total.model_dump(), "batches": batches, "failed_batches": progress.failed_batches}
     publish_job_summary(job, summary, list(failures))

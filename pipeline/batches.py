@@ -205,13 +205,15 @@ def execute_batch(
     flush_every_s: float | None = None,
     slot: AbstractContextManager[Any] | None = None,
     heard: RowsListener | None = None,
+    at_once_s: float | None = None,
 ) -> BatchCounts:
     """Run one planned batch in one sandbox and store its rows as they finish (at least every
     ``flush_every_s``, default ``flush_interval_s()``); sandbox errors are quarantined, not rows.
 
     ``slot``: held while the batch runs programs (the command's engine bounds how many batches of its
     process do at once, flows/engine.py ``sandbox_slots``; none on a Dask worker). ``heard``: told of
-    each part the batch stores (the progress line)."""
+    each part the batch stores (the progress line). ``at_once_s``: a run that took this long is stored
+    as it ends (``STORED_AT_ONCE_S``)."""
     from pipeline.store import Store
     from sandboxes import open_backend
 
@@ -226,7 +228,7 @@ def execute_batch(
     stored = store.stored_run_ids([r.run_id for r in requests])
     todo = [r for r in requests if r.run_id not in stored]
     # Also on a failure or an interrupt, the writer stores what finished before it leaves.
-    with RowWriter(store, batch_id, flush_every_s or flush_interval_s(), heard) as rows:
+    with RowWriter(store, batch_id, flush_every_s or flush_interval_s(), heard, at_once_s) as rows:
         if todo:
             with (
                 failing_the_batch("see `surge doctor`"),
@@ -268,19 +270,34 @@ def flush_interval_s() -> float:
     return seconds
 
 
-# Who hears of a batch's rows as they are stored: (batch id, runs stored or found stored by another copy).
-# The progress line counts rows with it (flows/progress.py), through the command's engine.
-RowsListener = Callable[[str, int], None]
+# Who hears of a batch's rows as they are stored: (batch id, the run ids of the part: stored, found stored
+# by another copy, or quarantined as a sandbox error). The progress line counts them (flows/progress.py),
+# and a fed job's labels move on with them (flows/run_programs.py ``run_feed``), through the engine.
+RowsListener = Callable[[str, list[str]], None]
+
+# In a fed job, a run that took this long is stored as it ends, not with its batch's next part: the audit
+# moves its label to its next round as it lands, while the rest of its batch runs (a wrong label's
+# repeats waited for the 6 s program after it in its batch, one core idle at the end). Costs a part per
+# such run: ~10 ms against at least a second. A planned job has nothing waiting on one run, and keeps
+# its parts few.
+STORED_AT_ONCE_S = 1.0
 
 
 class RowWriter:
     """A batch's finished runs, stored as a part at least every ``flush_every_s`` (a thread of its own:
-    the batch's thread waits on a program that may run for minutes) and when the batch leaves."""
+    the batch's thread waits on a program that may run for minutes), as a run that took ``at_once_s``
+    or more ends, and when the batch leaves."""
 
     def __init__(
-        self, store: Store, batch_id: str, flush_every_s: float, heard: RowsListener | None = None
+        self,
+        store: Store,
+        batch_id: str,
+        flush_every_s: float,
+        heard: RowsListener | None = None,
+        at_once_s: float | None = None,
     ) -> None:
         self.store = store
+        self.at_once_s = at_once_s
         self.heard = heard
         self.batch_id = batch_id
         self.flush_every_s = flush_every_s
@@ -303,6 +320,8 @@ class RowWriter:
     def add(self, result: RunResult) -> None:
         with self.pending_lock:
             self.pending.append(result)
+        if self.at_once_s is not None and run_wall_s(result) >= self.at_once_s:
+            self.flush()
 
     def tick(self) -> None:
         while not self.stopped.wait(self.flush_every_s):
@@ -326,7 +345,7 @@ class RowWriter:
                 raise
             self.counts.add(counts)
         if self.heard is not None:
-            self.heard(self.batch_id, counts.runs)
+            self.heard(self.batch_id, [r.run_id for r in taken])
 
 
 # Parts of the runs table are written one at a time, across threads (a lock) and processes (flock on a
@@ -378,6 +397,12 @@ def write_rows(store: Store, results: list[RunResult]) -> BatchCounts:
         sandbox_errors=len(failed),
         verdicts=dict(Counter(r.verdict.value for r in results)),
     )
+
+
+def run_wall_s(result: RunResult) -> float:
+    """A result's time in its sandbox: its compile and each repeat of its run (a row keeps the first)."""
+    compile_s = result.compile.wall_s if result.compile is not None else 0.0
+    return compile_s + (result.run.wall_s * result.repeats if result.run is not None else 0.0)
 
 
 def batch_id_for(run_ids: list[str]) -> str:

@@ -50,7 +50,7 @@ def test_a_counter_reaches_the_observer_of_the_stage_it_runs_for_and_draws_nothi
 def test_runs_count_as_their_rows_are_stored_and_once_when_their_batch_ends() -> None:
     seen = Recorded()
     progress = Progress("audit", total_batches=2, total_runs=10, observer=seen)
-    progress.rows_stored("a", 3)
+    progress.rows_stored("a", ["r1", "r2", "r3"])
     assert (progress.batches, progress.runs) == (0, 3)
     progress.advance(5, batch_id="a")  # its 3 stored runs are not counted again
     progress.advance(5, batch_id="b")
@@ -78,7 +78,7 @@ def test_a_log_shows_stored_rows_while_no_batch_has_ended(monkeypatch: pytest.Mo
     log = io.StringIO()  # not a terminal: a line at most every LOG_EVERY_S
     with Progress("audit", total_batches=1, total_runs=64, observer=drawn(log)) as progress:
         clock[0] = LOG_EVERY_S + 1
-        progress.rows_stored("long", 2)
+        progress.rows_stored("long", ["r1", "r2"])
         assert "batches 0/1, runs 2/64" in log.getvalue()
 
 

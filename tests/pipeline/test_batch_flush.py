@@ -74,9 +74,9 @@ def test_two_copies_of_a_batch_at_once_store_each_row_once(tmp_path: Path, requi
 
     lock = threading.Lock()
 
-    def hear(_batch: str, runs: int) -> None:  # both copies' parts are heard
+    def hear(_batch: str, run_ids: list[str]) -> None:  # both copies' parts are heard
         with lock:
-            heard.append(runs)
+            heard.append(len(run_ids))
 
     def copy(flush_every_s: float) -> None:
         counts.append(
