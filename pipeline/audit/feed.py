@@ -32,7 +32,7 @@ from pipeline.audit.plan import Pair, alternative_pairs, every_profile, plan_pai
 from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Conversion
 from pipeline.audit.seeds import SEED_REPEATS, awaits_pinning, seed_pairs
 from pipeline.batches import next_timed_size
-from pipeline.records import RunRequest
+from pipeline.records import RunRequest, Verdict
 
 if TYPE_CHECKING:
     from pipeline.audit.stage import Audit
@@ -55,8 +55,10 @@ class Round(NamedTuple):
 
 
 class Queued(NamedTuple):
-    """A request waiting for a batch, ordered longest first (then in the order it came)."""
+    """A request waiting for a batch, ordered longest first (then in the order it came); before all of
+    them, those whose toolchain is known to be missing (``LabelFeed.lacking``)."""
 
+    later: bool  # False: its toolchain is missing, so it ends at once and its label tries the next profile
     minus_expected_s: float
     order: int
     request: RunRequest
@@ -81,6 +83,8 @@ class LabelFeed:
         self.order = itertools.count()
         self.requested: set[str] = set()  # run ids given to the engine or found stored
         self.landed_ids: set[str] = set()
+        self.lacking: set[str] = set()  # toolchain ids a run found missing (Verdict.TOOLCHAIN_MISSING)
+        self.toolchain_of: dict[str, str] = {}  # run id -> the toolchain id of its request
         self.ready: list[int] = []  # labels whose round has every run landed, to decide on
         self.final_rows: list[AuditRow] = []
         self.written_at = time.monotonic()
@@ -112,6 +116,7 @@ class LabelFeed:
 
     def landed(self, run_ids: list[str]) -> None:
         self.audit.read(run_ids)
+        self.learn_missing(run_ids)
         self.arrived(run_ids)
         self.settle()
         if time.monotonic() - self.written_at >= self.rows_every_s:
@@ -131,6 +136,25 @@ class LabelFeed:
             self.audit.table.append_new(self.final_rows)
             self.final_rows = []
         self.written_at = time.monotonic()
+
+    def learn_missing(self, run_ids: list[str]) -> None:
+        """A run that found its toolchain missing (Julia, Swift: only an image has them) says every run
+        with the same toolchain id will: those queued go first. They end at once, and their labels try
+        the next profile while the cores are still busy, not in a trickle at the audit's end (CRUXEval-X,
+        142 programs a language: 1,300 s of work, then ~150 s of Julia and Swift one batch at a time)."""
+        found = {
+            self.toolchain_of[run_id]
+            for run_id in run_ids
+            if (result := self.audit.results.get(run_id)) is not None
+            and result.verdict is Verdict.TOOLCHAIN_MISSING
+            and run_id in self.toolchain_of
+        } - self.lacking
+        if not found:
+            return
+        self.lacking |= found
+        for heap in self.queued.values():
+            heap[:] = [q._replace(later=q.request.toolchain_id not in self.lacking) for q in heap]
+            heapq.heapify(heap)
 
     def arrived(self, run_ids: list[str]) -> None:
         for run_id in run_ids:
@@ -214,9 +238,13 @@ class LabelFeed:
         self.found_stored += len(stored)
         expected_s = audit.expected(planned.pairs, list(fresh.values()))
         for run_id, request in fresh.items():
+            self.toolchain_of[run_id] = request.toolchain_id
             if run_id not in stored:
                 cost_s = expected_s.get(run_id, 0.0)
-                heapq.heappush(self.queued[request.backend], Queued(-cost_s, next(self.order), request))
+                later = request.toolchain_id not in self.lacking
+                heapq.heappush(
+                    self.queued[request.backend], Queued(later, -cost_s, next(self.order), request)
+                )
                 self.queued_s[request.backend] += cost_s
         waiting = {r.run_id for r in requests} - self.landed_ids - stored
         self.waiting[label] = waiting
@@ -224,6 +252,7 @@ class LabelFeed:
             self.waiters[run_id].append(label)
         if stored:
             audit.read(list(stored))
+            self.learn_missing(list(stored))
             self.arrived(list(stored))
         if not waiting:
             self.ready.append(label)

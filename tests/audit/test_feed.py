@@ -182,3 +182,65 @@ def test_a_long_run_moves_its_label_on_while_the_rest_of_its_batch_runs(
     (repeated,) = [r for r in runs if r.repeats > 1]
     (slow,) = [r for r in runs if r.label == "1\n"]
     assert repeated.provenance.started_at.timestamp() < ends_at(slow)
+
+
+def test_runs_whose_toolchain_was_found_missing_go_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Julia's labels under `default` (no Julia on the host): once one run finds the tool missing, the
+    others' runs there go to the front (they end at once) and their next profile starts early, instead
+    of each waiting its turn by size and trickling in at the end."""
+    from pipeline.audit.stage import Audit
+    from pipeline.records import Verdict
+
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
+    identified = Audit.identified
+
+    def toolchains(self: Audit, requests: list[RunRequest]) -> list[RunRequest]:
+        def toolchain(request: RunRequest) -> str:
+            julia = "julia" in request.program.files[0].content
+            return f"{'julia' if julia else 'python'}@{request.profile.name}"
+
+        return [r.model_copy(update={"toolchain_id": toolchain(r)}) for r in identified(self, requests)]
+
+    monkeypatch.setattr(Audit, "identified", toolchains)
+    sizes = {"L": 4000, "J1": 2000, "P1": 1000, "P2": 1000, "J2": 0, "J3": 0}
+    records = [
+        ml_record(f"# {'julia' if name.startswith('J') else ''}{'x' * pad}\nprint('{name}')\n", name)
+        for name, pad in sizes.items()
+    ]
+    folder = tmp_path / "release"
+    folder.mkdir()
+    (folder / "ml.json").write_text(json.dumps(records))
+    store, taken = Store(tmp_path / "store"), list[RunRequest]()
+
+    def execute(feed: LabelFeed) -> Executed:
+        while (batch := feed.take()) is not None:
+            taken.extend(batch)
+            for request in batch:
+                name = request.program.files[0].content.rsplit("print('", 1)[1].split("'")[0]
+                if request.toolchain_id == "julia@default":
+                    result = result_for(
+                        request, "", Verdict.TOOLCHAIN_MISSING, detail="`julia` is not installed"
+                    )
+                else:
+                    result = result_for(request, name + "\n")
+                store.runs.append([result])
+            store.runs.flush()
+            feed.landed([request.run_id for request in batch])
+        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, written=len(taken))
+
+    options = AuditOptions(dataset=folder, store=store.root, profile=["default", "current"], batch_size=1)
+    run_audit(options, execute, rows_every_s=0)
+    order = [f"{r.program.files[0].content.rsplit(chr(39), 2)[1]}@{r.profile.name}" for r in taken]
+    assert order == [
+        "L@default",
+        "J1@default",  # finds Julia missing: J2 and J3 go first, ahead of P1 and P2
+        "J2@default",
+        "J3@default",
+        "J1@current",
+        "P1@default",
+        "P2@default",
+        "J2@current",
+        "J3@current",
+    ]
