@@ -169,17 +169,35 @@ def main(argv: list[str] | None = None) -> int:
         print(error_line(args.command, str(error), error.hint), file=sys.stderr)
         return REFUSED_EXIT_CODE
     except KeyboardInterrupt:
-        print(
-            f"surge {args.command}: interrupted; finished rows are kept, run again to resume", file=sys.stderr
-        )
-        return INTERRUPTED_EXIT_CODE
+        return interrupted(args.command)
     except Exception as error:  # noqa: BLE001 - a bug of ours: one line, the traceback on request
+        if caused_by_an_interrupt(error):
+            return interrupted(args.command)
         if os.environ.get("SURGE_DEBUG"):
             traceback.print_exc()
         fix = "set SURGE_DEBUG=1 for the traceback and report it"
         print(error_line(args.command, f"internal error: {error!r}", fix), file=sys.stderr)
         return BUG_EXIT_CODE
     return finish(args, summary)
+
+
+def interrupted(command: str) -> int:
+    print(f"surge {command}: interrupted; finished rows are kept, run again to resume", file=sys.stderr)
+    return INTERRUPTED_EXIT_CODE
+
+
+def caused_by_an_interrupt(error: BaseException) -> bool:
+    """An interrupt that reached us wrapped: a Ctrl-C that lands inside a pydantic serializer comes out
+    as a PydanticSerializationError caused by the KeyboardInterrupt (an interrupted `surge run` exited 70,
+    "internal error", instead of 130)."""
+    seen: BaseException | None = error
+    for _ in range(16):  # a chain, never a cycle's worth
+        if seen is None:
+            return False
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__
+    return False
 
 
 def execute(args: argparse.Namespace) -> Summary:

@@ -28,3 +28,27 @@ def test_failures_make_the_text_summary_say_the_exit_code_of_the_process(
     code = finish(argparse.Namespace(command="run", json=False), summary)
     out = capsys.readouterr().out
     assert code == FAILED_EXIT_CODE and out.splitlines()[-1].split() == ["exit", "code", str(code)]
+
+
+def test_an_interrupt_inside_a_pydantic_serializer_exits_as_an_interrupt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Ctrl-C that lands while pydantic serializes comes out as a PydanticSerializationError: still an
+    interrupt (130, rows kept), not "internal error" (70)."""
+    from pydantic import BaseModel, field_serializer
+
+    from pipeline import cli
+
+    class Serialized(BaseModel):
+        value: int = 1
+
+        @field_serializer("value")
+        def interrupted_here(self, value: int) -> int:
+            raise KeyboardInterrupt
+
+    def execute(args: argparse.Namespace) -> object:
+        return Serialized().model_dump()
+
+    monkeypatch.setattr(cli, "execute", execute)
+    assert cli.main(["stats", "--store", "nowhere"]) == cli.INTERRUPTED_EXIT_CODE
+    assert "interrupted; finished rows are kept" in capsys.readouterr().err
