@@ -56,9 +56,10 @@ class Round(NamedTuple):
 
 class Queued(NamedTuple):
     """A request waiting for a batch, ordered longest first (then in the order it came); before all of
-    them, those whose toolchain is known to be missing (``LabelFeed.lacking``)."""
+    them, those whose toolchain is known to be missing (``LabelFeed.lacking``), and the first request of
+    each toolchain (its scout: whether the toolchain is there is known as soon as it lands)."""
 
-    later: bool  # False: its toolchain is missing, so it ends at once and its label tries the next profile
+    later: bool  # False: a scout, or its toolchain is missing (it ends at once; its label tries the next)
     minus_expected_s: float
     order: int
     request: RunRequest
@@ -85,6 +86,7 @@ class LabelFeed:
         self.landed_ids: set[str] = set()
         self.lacking: set[str] = set()  # toolchain ids a run found missing (Verdict.TOOLCHAIN_MISSING)
         self.toolchain_of: dict[str, str] = {}  # run id -> the toolchain id of its request
+        self.scouted: set[str] = set()  # toolchain ids whose first request was queued
         self.ready: list[int] = []  # labels whose round has every run landed, to decide on
         self.final_rows: list[AuditRow] = []
         self.written_at = time.monotonic()
@@ -139,7 +141,8 @@ class LabelFeed:
 
     def learn_missing(self, run_ids: list[str]) -> None:
         """A run that found its toolchain missing (Julia, Swift: only an image has them) says every run
-        with the same toolchain id will: those queued go first. They end at once, and their labels try
+        with the same toolchain id will: those queued go first (a toolchain's first request went first
+        too, so this is known in the audit's first seconds). They end at once, and their labels try
         the next profile while the cores are still busy, not in a trickle at the audit's end (CRUXEval-X,
         142 programs a language, `--profile default --profile current`: every other language's runs had
         ended at 1,531 s, and Julia's and Swift's went on, label by label, to 2,076 s)."""
@@ -242,7 +245,9 @@ class LabelFeed:
             self.toolchain_of[run_id] = request.toolchain_id
             if run_id not in stored:
                 cost_s = expected_s.get(run_id, 0.0)
-                later = request.toolchain_id not in self.lacking
+                scout = request.toolchain_id not in self.scouted
+                self.scouted.add(request.toolchain_id)
+                later = not scout and request.toolchain_id not in self.lacking
                 heapq.heappush(
                     self.queued[request.backend], Queued(later, -cost_s, next(self.order), request)
                 )

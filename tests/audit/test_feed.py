@@ -187,9 +187,10 @@ def test_a_long_run_moves_its_label_on_while_the_rest_of_its_batch_runs(
 def test_runs_whose_toolchain_was_found_missing_go_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Julia's labels under `default` (no Julia on the host): once one run finds the tool missing, the
-    others' runs there go to the front (they end at once) and their next profile starts early, instead
-    of each waiting its turn by size and trickling in at the end."""
+    """Julia's labels under `default` (no Julia on the host): the first run of each toolchain goes first;
+    once one run finds the tool missing, the others' runs there go to the front (they end at once) and
+    their next profile starts early, instead of each waiting its turn by size and trickling in at the
+    end."""
     from pipeline.audit.stage import Audit
     from pipeline.records import Verdict
 
@@ -204,7 +205,8 @@ def test_runs_whose_toolchain_was_found_missing_go_first(
         return [r.model_copy(update={"toolchain_id": toolchain(r)}) for r in identified(self, requests)]
 
     monkeypatch.setattr(Audit, "identified", toolchains)
-    sizes = {"L": 4000, "J1": 2000, "P1": 1000, "P2": 1000, "J2": 0, "J3": 0}
+    # Julia's programs the smallest: by size alone, its first run (which finds the tool missing) came last
+    sizes = {"L": 4000, "P1": 1000, "P2": 1000, "J1": 0, "J2": 0, "J3": 0}
     records = [
         ml_record(f"# {'julia' if name.startswith('J') else ''}{'x' * pad}\nprint('{name}')\n", name)
         for name, pad in sizes.items()
@@ -235,10 +237,10 @@ def test_runs_whose_toolchain_was_found_missing_go_first(
     order = [f"{r.program.files[0].content.rsplit(chr(39), 2)[1]}@{r.profile.name}" for r in taken]
     assert order == [
         "L@default",
-        "J1@default",  # finds Julia missing: J2 and J3 go first, ahead of P1 and P2
+        "J1@default",  # Julia's scout, ahead of P1 and P2; it finds Julia missing: J2 and J3 go first
         "J2@default",
         "J3@default",
-        "J1@current",
+        "J1@current",  # the scout of Julia's image
         "P1@default",
         "P2@default",
         "J2@current",
