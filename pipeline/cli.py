@@ -191,7 +191,7 @@ def caused_by_an_interrupt(error: BaseException) -> bool:
     as a PydanticSerializationError caused by the KeyboardInterrupt (an interrupted `surge run` exited 70,
     "internal error", instead of 130)."""
     seen: BaseException | None = error
-    for _ in range(16):  # a chain, never a cycle's worth
+    for _ in range(16):  # bounded: a cause chain is short, and a cycle must not hang the exit
         if seen is None:
             return False
         if isinstance(seen, KeyboardInterrupt):
