@@ -148,7 +148,6 @@ def run_feed(
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
     running: dict[Any, tuple[str, list[str]]] = {}  # future -> (batch id, its run ids)
-    landed: set[str] = set()  # run ids the feed heard of before their batch ended
     progress = Progress(job.command, 0, 0, open_ended=True)
 
     def submit(plan_id: str, batch_id: str, run_ids: list[str]) -> None:
@@ -157,12 +156,6 @@ def run_feed(
         future = execute_batch.submit(store_root, plan_id, batch_id, unsafe, title=title)
         running[future] = (batch_id, run_ids)
         future.add_done_callback(ended.put)
-
-    def land(run_ids: list[str]) -> None:
-        fresh = [run_id for run_id in run_ids if run_id not in landed]
-        landed.update(fresh)
-        if fresh:
-            feed.landed(fresh)
 
     with progress, engine.rows_heard(progress.rows_stored):
         if first_plan is not None:
@@ -176,7 +169,7 @@ def run_feed(
                 break
             message = ended.get()
             if isinstance(message, Stored):
-                land(message.run_ids)
+                feed.landed(message.run_ids)
                 continue
             batch_id, run_ids = running.pop(message)
             try:
@@ -187,7 +180,7 @@ def run_feed(
             else:
                 total.add(counts)
                 progress.advance(counts.runs + counts.found_stored, batch_id=batch_id)
-            land(run_ids)
+            feed.landed(run_ids)  # those it heard of as they were stored are not read again
     batches = progress.total_batches
     summary = {**total.model_dump(), "batches": batches, "failed_batches": progress.failed_batches}
     publish_job_summary(job, summary, list(failures))

@@ -158,7 +158,8 @@ class Feed(Protocol):
         ...
 
     def landed(self, run_ids: list[str]) -> None:
-        """These runs' batch ended: each run is stored, or failed (a failure of ours, never a row)."""
+        """These runs are stored (a long one as it ended), or their batch ended: each run is stored, or
+        failed (a failure of ours, never a row). A run may be told twice, as stored and with its batch."""
         ...
 
 

@@ -117,6 +117,7 @@ class LabelFeed:
         return [queued.request for queued in taken]
 
     def landed(self, run_ids: list[str]) -> None:
+        run_ids = [run_id for run_id in run_ids if run_id not in self.landed_ids]  # heard of before
         self.audit.read(run_ids)
         self.learn_missing(run_ids)
         self.arrived(run_ids)
