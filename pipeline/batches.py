@@ -287,7 +287,7 @@ STORED_AT_ONCE_S = 1.0
 class RowWriter:
     """A batch's finished runs, stored as a part at least every ``flush_every_s`` (a thread of its own:
     the batch's thread waits on a program that may run for minutes), as a run that took ``at_once_s``
-    or more ends, and when the batch leaves."""
+    or more (or found its toolchain missing) ends, and when the batch leaves."""
 
     def __init__(
         self,
@@ -321,7 +321,7 @@ class RowWriter:
     def add(self, result: RunResult) -> None:
         with self.pending_lock:
             self.pending.append(result)
-        if self.at_once_s is not None and run_wall_s(result) >= self.at_once_s:
+        if self.at_once_s is not None and stored_at_once(result, self.at_once_s):
             self.flush()
 
     def tick(self) -> None:
@@ -398,6 +398,13 @@ def write_rows(store: Store, results: list[RunResult]) -> BatchCounts:
         sandbox_errors=len(failed),
         verdicts=dict(Counter(r.verdict.value for r in results)),
     )
+
+
+def stored_at_once(result: RunResult, at_once_s: float) -> bool:
+    """A long run, or news that reorders the feed: a toolchain found missing sends every queued run of
+    that toolchain first (pipeline/audit/feed.py), and held to its batch's end that news came 20-30 s
+    late in CRUXEval-X's audit, its Julia and Swift labels waiting on it."""
+    return result.verdict is Verdict.TOOLCHAIN_MISSING or run_wall_s(result) >= at_once_s
 
 
 def run_wall_s(result: RunResult) -> float:

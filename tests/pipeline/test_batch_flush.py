@@ -96,3 +96,25 @@ def test_two_copies_of_a_batch_at_once_store_each_row_once(tmp_path: Path, requi
     assert sorted(ids) == sorted(r.run_id for r in batch)  # each once
     assert sum(c.written for c in counts) == len(batch)
     assert sum(heard) == sum(c.runs for c in counts)  # every stored part was heard, with its runs
+
+
+def test_a_fed_batch_stores_a_long_run_or_a_missing_toolchain_as_it_ends(tmp_path: Path) -> None:
+    """What moves a fed audit on is stored at once; a short ordinary run waits for the batch's flush."""
+    from pipeline.batches import RowWriter
+    from pipeline.records import PhaseResult, Verdict
+    from tests.audit.fakes import result_for
+
+    heard: list[list[str]] = []
+    short, long, missing = (request(f"print({n})") for n in range(3))
+    with RowWriter(
+        Store(tmp_path / "store"), "b", 600.0, lambda _, ids: heard.append(ids), at_once_s=1.0
+    ) as rows:
+        rows.add(result_for(short, "0\n"))
+        assert heard == []
+        long_result = result_for(long, "1\n").model_copy(
+            update={"run": PhaseResult(stdout="1\n", wall_s=1.5, verdict=Verdict.OK)}
+        )
+        rows.add(long_result)
+        assert heard == [[short.run_id, long.run_id]]
+        rows.add(result_for(missing, "", verdict=Verdict.TOOLCHAIN_MISSING))
+        assert heard[-1] == [missing.run_id]
