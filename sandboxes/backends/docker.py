@@ -209,9 +209,9 @@ class ContainerRunner:
         self.recycle_after = recycle_after
         self.jobs = 0  # written to it so far
         self.contaminated = False
-        self.stdout = b""
+        self.stdout = bytearray()  # the runner's lines not read yet (a line may be megabytes: a binary)
         self.stderr = b""
-        self.pending = b""  # bytes of a frame not yet complete
+        self.pending = bytearray()  # bytes of a frame not yet complete
         # Every container runs its programs as SANDBOX_UID, so RLIMIT_NPROC (counted per uid, machine-wide)
         # would be one budget for all of them: the container's pids limit bounds processes instead. The
         # runner starts behind the spawn helper's seccomp filter (--wall), which every program inherits.
@@ -284,7 +284,9 @@ class ContainerRunner:
 
     def read_line(self, timeout_s: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout_s
-        while b"\n" not in self.stdout:
+        searched = 0  # bytes of stdout known to hold no line end: each byte is searched once
+        while (end := self.stdout.find(b"\n", searched)) < 0:
+            searched = len(self.stdout)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.contaminated = True
@@ -301,22 +303,25 @@ class ContainerRunner:
                 self.contaminated = True
                 raise SandboxCrash(f"container runner exited; {self.stderr_tail()}")
             self.demultiplex(chunk)
-        line, self.stdout = self.stdout.split(b"\n", 1)
+        line = bytes(self.stdout[:end])
+        del self.stdout[: end + 1]
         return json.loads(line)
 
     def demultiplex(self, chunk: bytes) -> None:
         """Docker frames a non-tty stream: 8-byte header (stream, size), then the payload."""
         self.pending += chunk
-        while len(self.pending) >= FRAME_HEADER.size:
-            stream, size = FRAME_HEADER.unpack_from(self.pending)
-            if len(self.pending) < FRAME_HEADER.size + size:
-                return
-            payload = self.pending[FRAME_HEADER.size : FRAME_HEADER.size + size]
-            self.pending = self.pending[FRAME_HEADER.size + size :]
+        start = 0  # the frames taken are dropped once, after the loop: a chunk may hold hundreds
+        while len(self.pending) - start >= FRAME_HEADER.size:
+            stream, size = FRAME_HEADER.unpack_from(self.pending, start)
+            if len(self.pending) - start < FRAME_HEADER.size + size:
+                break
+            payload = self.pending[start + FRAME_HEADER.size : start + FRAME_HEADER.size + size]
+            start += FRAME_HEADER.size + size
             if stream == STDERR_STREAM:
                 self.stderr = (self.stderr + payload)[-4000:]
             else:
                 self.stdout += payload
+        del self.pending[:start]
 
     def stderr_tail(self) -> str:
         return self.stderr[-2000:].decode("utf-8", "replace").strip()
