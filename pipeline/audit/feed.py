@@ -25,14 +25,14 @@ import heapq
 import itertools
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from pipeline.audit.plan import Pair, alternative_pairs, every_profile, plan_pairs
 from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Conversion
 from pipeline.audit.seeds import SEED_REPEATS, awaits_pinning, seed_pairs
 from pipeline.batches import next_timed_size
-from pipeline.records import RunRequest, Verdict
+from pipeline.records import RunRequest, RunResult, Verdict
 
 if TYPE_CHECKING:
     from pipeline.audit.stage import Audit
@@ -65,6 +65,40 @@ class Queued(NamedTuple):
     request: RunRequest
 
 
+class ToolchainCosts:
+    """The mean CPU seconds of one run (compile and one repeat) of each toolchain, as runs land.
+
+    A program's size says nothing of its language's cost: CRUXEval-X's Rust programs are as short as its
+    Python ones and take 0.6 s each to compile, against 0.03 s, so ordered by size they came last, one
+    compile after another while the other core had nothing left (the last minute of a 40-a-language
+    audit). Each toolchain's first run goes first (its scout), so its cost is known early."""
+
+    RELEARN_RATIO = 1.5  # the queue is reordered when a toolchain's mean moves this much (or first appears)
+
+    def __init__(self) -> None:
+        self.totals: dict[str, tuple[int, float]] = {}  # toolchain id -> (runs, CPU seconds)
+        self.typical_s: dict[str, float] = {}  # toolchain id -> its mean, as the queue was last ordered
+
+    def learn(self, landed: Iterable[tuple[str, RunResult]]) -> bool:
+        """Add the landed runs; whether a toolchain's mean moved enough to reorder the queue."""
+        for toolchain, result in landed:
+            runs, total_s = self.totals.get(toolchain, (0, 0.0))
+            self.totals[toolchain] = (runs + 1, total_s + one_run_cpu_s(result))
+        changed = False
+        for toolchain, (runs, total_s) in self.totals.items():
+            mean_s, known_s = total_s / runs, self.typical_s.get(toolchain)
+            if known_s is None or not known_s / self.RELEARN_RATIO <= mean_s <= known_s * self.RELEARN_RATIO:
+                self.typical_s[toolchain] = mean_s
+                changed = True
+        return changed
+
+
+def one_run_cpu_s(result: RunResult) -> float:
+    """A result's compile and one repeat of its run, in CPU seconds."""
+    phases = [phase for phase in (result.compile, result.run) if phase is not None]
+    return sum(phase.cpu_user_s + phase.cpu_sys_s for phase in phases)
+
+
 class LabelFeed:
     """The audit's work as a ``pipeline.batches.Feed``: what each label runs next, as its runs land."""
 
@@ -87,6 +121,7 @@ class LabelFeed:
         self.lacking: set[str] = set()  # toolchain ids a run found missing (Verdict.TOOLCHAIN_MISSING)
         self.toolchain_of: dict[str, str] = {}  # run id -> the toolchain id of its request
         self.scouted: set[str] = set()  # toolchain ids whose first request was queued
+        self.costs = ToolchainCosts()  # what a run of each toolchain took so far (the order's floor)
         self.ready: list[int] = []  # labels whose round has every run landed, to decide on
         self.final_rows: list[AuditRow] = []
         self.written_at = time.monotonic()
@@ -120,6 +155,7 @@ class LabelFeed:
         run_ids = [run_id for run_id in run_ids if run_id not in self.landed_ids]  # heard of before
         self.audit.read(run_ids)
         self.learn_missing(run_ids)
+        self.learn_costs(run_ids)
         self.arrived(run_ids)
         self.settle()
         if time.monotonic() - self.written_at >= self.rows_every_s:
@@ -160,6 +196,30 @@ class LabelFeed:
         for heap in self.queued.values():
             heap[:] = [q._replace(later=q.request.toolchain_id not in self.lacking) for q in heap]
             heapq.heapify(heap)
+
+    def learn_costs(self, run_ids: list[str]) -> None:
+        """What the landed runs took, by toolchain: a toolchain's queued runs are expected to take at
+        least its typical run (``ToolchainCosts``), and the queue is reordered when that changes."""
+        changed = self.costs.learn(
+            (self.toolchain_of[run_id], result)
+            for run_id in run_ids
+            if (result := self.audit.results.get(run_id)) is not None and run_id in self.toolchain_of
+        )
+        if not changed:
+            return
+        for backend, heap in self.queued.items():
+            floored = [
+                q._replace(minus_expected_s=min(q.minus_expected_s, -self.floor_s(q.request))) for q in heap
+            ]
+            self.queued_s[backend] += sum(
+                q.minus_expected_s - f.minus_expected_s for q, f in zip(heap, floored, strict=True)
+            )
+            heap[:] = floored
+            heapq.heapify(heap)
+
+    def floor_s(self, request: RunRequest) -> float:
+        """The least a request is expected to take: its toolchain's typical run, times its repeats."""
+        return self.costs.typical_s.get(request.toolchain_id, 0.0) * request.repeats
 
     def arrived(self, run_ids: list[str]) -> None:
         for run_id in run_ids:
@@ -245,7 +305,7 @@ class LabelFeed:
         for run_id, request in fresh.items():
             self.toolchain_of[run_id] = request.toolchain_id
             if run_id not in stored:
-                cost_s = expected_s.get(run_id, 0.0)
+                cost_s = max(expected_s.get(run_id, 0.0), self.floor_s(request))
                 scout = request.toolchain_id not in self.scouted
                 self.scouted.add(request.toolchain_id)
                 later = not scout and request.toolchain_id not in self.lacking

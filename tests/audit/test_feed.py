@@ -246,3 +246,55 @@ def test_runs_whose_toolchain_was_found_missing_go_first(
         "J2@current",
         "J3@current",
     ]
+
+
+def test_a_toolchain_found_costly_runs_before_bigger_programs_of_a_cheap_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Size says nothing of a language's cost: small Rust programs each compile for a second, bigger
+    Python ones run in milliseconds. Each toolchain's first run (its scout) says what its runs cost, and
+    the queue is reordered by it: the costly toolchain's runs go first, and the cheap ones make the tail."""
+    from pipeline.audit.stage import Audit
+
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
+    identified = Audit.identified
+
+    def toolchains(self: Audit, requests: list[RunRequest]) -> list[RunRequest]:
+        def toolchain(request: RunRequest) -> str:
+            return "rustc" if "compiled" in request.program.files[0].content else "python"
+
+        return [r.model_copy(update={"toolchain_id": toolchain(r)}) for r in identified(self, requests)]
+
+    monkeypatch.setattr(Audit, "identified", toolchains)
+    # the cheap toolchain's programs the biggest: by size alone, every one of them came first
+    sizes = {"P1": 3000, "P2": 2900, "P3": 2800, "R1": 100, "R2": 50, "R3": 0}
+    records = [
+        ml_record(f"# {'compiled' if name.startswith('R') else ''}{'x' * pad}\nprint('{name}')\n", name)
+        for name, pad in sizes.items()
+    ]
+    folder = tmp_path / "release"
+    folder.mkdir()
+    (folder / "ml.json").write_text(json.dumps(records))
+    store, taken = Store(tmp_path / "store"), list[RunRequest]()
+
+    def execute(feed: LabelFeed) -> Executed:
+        while (batch := feed.take()) is not None:
+            taken.extend(batch)
+            for request in batch:
+                name = request.program.files[0].content.rsplit("print('", 1)[1].split("'")[0]
+                result = result_for(request, name + "\n")
+                if request.toolchain_id == "rustc":
+                    assert result.run is not None
+                    result = result.model_copy(
+                        update={"run": result.run.model_copy(update={"cpu_user_s": 1.0})}
+                    )
+                store.runs.append([result])
+            store.runs.flush()
+            feed.landed([request.run_id for request in batch])
+        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, written=len(taken))
+
+    options = AuditOptions(dataset=folder, store=store.root, profile=["default"], batch_size=1)
+    run_audit(options, execute, rows_every_s=0)
+    order = [r.program.files[0].content.rsplit(chr(39), 2)[1] for r in taken]
+    # the scouts first (the biggest of each toolchain); then Rust's runs, known to take a second each
+    assert order == ["P1", "R1", "R2", "R3", "P2", "P3"]
