@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -66,29 +67,39 @@ class Queued(NamedTuple):
 
 
 class ToolchainCosts:
-    """The mean CPU seconds of one run (compile and one repeat) of each toolchain, as runs land.
+    """What one run (compile and one repeat) of each toolchain typically costs: the median CPU seconds of
+    its first ``SAMPLE`` landed runs.
 
     A program's size says nothing of its language's cost: CRUXEval-X's Rust programs are as short as its
     Python ones and take 0.6 s each to compile, against 0.03 s, so ordered by size they came last, one
     compile after another while the other core had nothing left (the last minute of a 40-a-language
-    audit). Each toolchain's first run goes first (its scout), so its cost is known early."""
+    audit). Each toolchain's first run goes first (its scout), so its cost is known early. The median,
+    not the mean: a few long programs of a language (the bench mix's Python loops of seconds) would
+    raise every short one of it above programs that are really longer, and the mix ran 0.1x slower."""
 
-    RELEARN_RATIO = 1.5  # the queue is reordered when a toolchain's mean moves this much (or first appears)
+    SAMPLE = 64  # runs a toolchain's typical cost is taken from: its start-up, not its programs' work
+    RELEARN_RATIO = 1.5  # the queue is reordered when a toolchain's median moves this much (or first appears)
 
     def __init__(self) -> None:
-        self.totals: dict[str, tuple[int, float]] = {}  # toolchain id -> (runs, CPU seconds)
-        self.typical_s: dict[str, float] = {}  # toolchain id -> its mean, as the queue was last ordered
+        self.sampled: dict[str, list[float]] = {}  # toolchain id -> CPU seconds of its first runs
+        self.typical_s: dict[str, float] = {}  # toolchain id -> its median, as the queue was last ordered
 
     def learn(self, landed: Iterable[tuple[str, RunResult]]) -> bool:
-        """Add the landed runs; whether a toolchain's mean moved enough to reorder the queue."""
+        """Add the landed runs; whether a toolchain's median moved enough to reorder the queue."""
+        grown: set[str] = set()
         for toolchain, result in landed:
-            runs, total_s = self.totals.get(toolchain, (0, 0.0))
-            self.totals[toolchain] = (runs + 1, total_s + one_run_cpu_s(result))
+            sample = self.sampled.setdefault(toolchain, [])
+            if len(sample) < self.SAMPLE:
+                sample.append(one_run_cpu_s(result))
+                grown.add(toolchain)
         changed = False
-        for toolchain, (runs, total_s) in self.totals.items():
-            mean_s, known_s = total_s / runs, self.typical_s.get(toolchain)
-            if known_s is None or not known_s / self.RELEARN_RATIO <= mean_s <= known_s * self.RELEARN_RATIO:
-                self.typical_s[toolchain] = mean_s
+        for toolchain in grown:
+            median_s, known_s = statistics.median(self.sampled[toolchain]), self.typical_s.get(toolchain)
+            if (
+                known_s is None
+                or not known_s / self.RELEARN_RATIO <= median_s <= known_s * self.RELEARN_RATIO
+            ):
+                self.typical_s[toolchain] = median_s
                 changed = True
         return changed
 
