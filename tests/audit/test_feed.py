@@ -4,6 +4,7 @@ round's runs share one queue, the longest first. No round waits for the slowest 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from pipeline.audit.feed import LabelFeed
 from pipeline.audit.rows import AuditClass, AuditRow
 from pipeline.audit.stage import run_audit
 from pipeline.audit.summary import AuditOptions, Executed
-from pipeline.records import RunRequest
+from pipeline.records import RunRequest, RunResult
 from pipeline.store import Store
 from tests.audit.fakes import result_for
 
@@ -161,7 +162,6 @@ def test_a_long_run_moves_its_label_on_while_the_rest_of_its_batch_runs(
 
     from flows.engine import Engine
     from pipeline import cli
-    from pipeline.records import RunResult
 
     monkeypatch.setattr(Engine, "head_start", contextmanager(lambda *args, **kwargs: iter([None])))
 
@@ -184,6 +184,48 @@ def test_a_long_run_moves_its_label_on_while_the_rest_of_its_batch_runs(
     assert repeated.provenance.started_at.timestamp() < ends_at(slow)
 
 
+def with_toolchains(monkeypatch: pytest.MonkeyPatch, toolchain: Callable[[RunRequest], str]) -> None:
+    """Every profile available, and each request's toolchain id as ``toolchain`` names it."""
+    from pipeline.audit.stage import Audit
+
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
+    identified = Audit.identified
+
+    def toolchains(self: Audit, requests: list[RunRequest]) -> list[RunRequest]:
+        return [r.model_copy(update={"toolchain_id": toolchain(r)}) for r in identified(self, requests)]
+
+    monkeypatch.setattr(Audit, "identified", toolchains)
+
+
+def sized_release(tmp_path: Path, sizes: dict[str, int], marked: str, mark: str) -> Path:
+    """ml records printing their names, each padded to its size; those whose name starts with ``marked``
+    carry ``mark`` in their source."""
+    records = [
+        ml_record(f"# {mark if name.startswith(marked) else ''}{'x' * pad}\nprint('{name}')\n", name)
+        for name, pad in sizes.items()
+    ]
+    folder = tmp_path / "release"
+    folder.mkdir()
+    (folder / "ml.json").write_text(json.dumps(records))
+    return folder
+
+
+def answering_in_turn(store: Store, taken: list[RunRequest], answer: Callable[[RunRequest, str], RunResult]):
+    """An engine of one slot whose results ``answer`` makes from each request and the name it prints."""
+
+    def execute(feed: LabelFeed) -> Executed:
+        while (batch := feed.take()) is not None:
+            taken.extend(batch)
+            for request in batch:
+                name = request.program.files[0].content.rsplit("print('", 1)[1].split("'")[0]
+                store.runs.append([answer(request, name)])
+            store.runs.flush()
+            feed.landed([request.run_id for request in batch])
+        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, written=len(taken))
+
+    return execute
+
+
 def test_runs_whose_toolchain_was_found_missing_go_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -191,46 +233,24 @@ def test_runs_whose_toolchain_was_found_missing_go_first(
     once one run finds the tool missing, the others' runs there go to the front (they end at once) and
     their next profile starts early, instead of each waiting its turn by size and trickling in at the
     end."""
-    from pipeline.audit.stage import Audit
     from pipeline.records import Verdict
 
-    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
-    identified = Audit.identified
+    def toolchain(request: RunRequest) -> str:
+        julia = "julia" in request.program.files[0].content
+        return f"{'julia' if julia else 'python'}@{request.profile.name}"
 
-    def toolchains(self: Audit, requests: list[RunRequest]) -> list[RunRequest]:
-        def toolchain(request: RunRequest) -> str:
-            julia = "julia" in request.program.files[0].content
-            return f"{'julia' if julia else 'python'}@{request.profile.name}"
-
-        return [r.model_copy(update={"toolchain_id": toolchain(r)}) for r in identified(self, requests)]
-
-    monkeypatch.setattr(Audit, "identified", toolchains)
+    with_toolchains(monkeypatch, toolchain)
     # Julia's programs the smallest: by size alone, its first run (which finds the tool missing) came last
     sizes = {"L": 4000, "P1": 1000, "P2": 1000, "J1": 0, "J2": 0, "J3": 0}
-    records = [
-        ml_record(f"# {'julia' if name.startswith('J') else ''}{'x' * pad}\nprint('{name}')\n", name)
-        for name, pad in sizes.items()
-    ]
-    folder = tmp_path / "release"
-    folder.mkdir()
-    (folder / "ml.json").write_text(json.dumps(records))
+    folder = sized_release(tmp_path, sizes, "J", "julia")
     store, taken = Store(tmp_path / "store"), list[RunRequest]()
 
-    def execute(feed: LabelFeed) -> Executed:
-        while (batch := feed.take()) is not None:
-            taken.extend(batch)
-            for request in batch:
-                name = request.program.files[0].content.rsplit("print('", 1)[1].split("'")[0]
-                if request.toolchain_id == "julia@default":
-                    result = result_for(
-                        request, "", Verdict.TOOLCHAIN_MISSING, detail="`julia` is not installed"
-                    )
-                else:
-                    result = result_for(request, name + "\n")
-                store.runs.append([result])
-            store.runs.flush()
-            feed.landed([request.run_id for request in batch])
-        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, written=len(taken))
+    def answer(request: RunRequest, name: str) -> RunResult:
+        if request.toolchain_id == "julia@default":
+            return result_for(request, "", Verdict.TOOLCHAIN_MISSING, detail="`julia` is not installed")
+        return result_for(request, name + "\n")
+
+    execute = answering_in_turn(store, taken, answer)
 
     options = AuditOptions(dataset=folder, store=store.root, profile=["default", "current"], batch_size=1)
     run_audit(options, execute, rows_every_s=0)
@@ -254,44 +274,19 @@ def test_a_toolchain_found_costly_runs_before_bigger_programs_of_a_cheap_one(
     """Size says nothing of a language's cost: small Rust programs each compile for a second, bigger
     Python ones run in milliseconds. Each toolchain's first run (its scout) says what its runs cost, and
     the queue is reordered by it: the costly toolchain's runs go first, and the cheap ones make the tail."""
-    from pipeline.audit.stage import Audit
-
-    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
-    identified = Audit.identified
-
-    def toolchains(self: Audit, requests: list[RunRequest]) -> list[RunRequest]:
-        def toolchain(request: RunRequest) -> str:
-            return "rustc" if "compiled" in request.program.files[0].content else "python"
-
-        return [r.model_copy(update={"toolchain_id": toolchain(r)}) for r in identified(self, requests)]
-
-    monkeypatch.setattr(Audit, "identified", toolchains)
+    with_toolchains(monkeypatch, lambda r: "rustc" if "compiled" in r.program.files[0].content else "python")
     # the cheap toolchain's programs the biggest: by size alone, every one of them came first
     sizes = {"P1": 3000, "P2": 2900, "P3": 2800, "R1": 100, "R2": 50, "R3": 0}
-    records = [
-        ml_record(f"# {'compiled' if name.startswith('R') else ''}{'x' * pad}\nprint('{name}')\n", name)
-        for name, pad in sizes.items()
-    ]
-    folder = tmp_path / "release"
-    folder.mkdir()
-    (folder / "ml.json").write_text(json.dumps(records))
+    folder = sized_release(tmp_path, sizes, "R", "compiled")
     store, taken = Store(tmp_path / "store"), list[RunRequest]()
 
-    def execute(feed: LabelFeed) -> Executed:
-        while (batch := feed.take()) is not None:
-            taken.extend(batch)
-            for request in batch:
-                name = request.program.files[0].content.rsplit("print('", 1)[1].split("'")[0]
-                result = result_for(request, name + "\n")
-                if request.toolchain_id == "rustc":
-                    assert result.run is not None
-                    result = result.model_copy(
-                        update={"run": result.run.model_copy(update={"cpu_user_s": 1.0})}
-                    )
-                store.runs.append([result])
-            store.runs.flush()
-            feed.landed([request.run_id for request in batch])
-        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, written=len(taken))
+    def answer(request: RunRequest, name: str) -> RunResult:
+        result = result_for(request, name + "\n")
+        if request.toolchain_id != "rustc" or result.run is None:
+            return result
+        return result.model_copy(update={"run": result.run.model_copy(update={"cpu_user_s": 1.0})})
+
+    execute = answering_in_turn(store, taken, answer)
 
     options = AuditOptions(dataset=folder, store=store.root, profile=["default"], batch_size=1)
     run_audit(options, execute, rows_every_s=0)
