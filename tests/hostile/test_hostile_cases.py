@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +35,8 @@ def fill(argv: list[Any], places: dict[str, str]) -> list[str]:
     return [str(arg).format(**places) for arg in argv]
 
 
-def surge(argv: list[str], cwd: Path, prefect_home: Path) -> subprocess.CompletedProcess[str]:
-    return run_surge(argv, cwd, surge_env(PREFECT_HOME=str(prefect_home)))
+def surge(argv: list[str], cwd: Path, prefect: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return run_surge(argv, cwd, surge_env(**prefect))
 
 
 def quarantine_reasons(store: Path) -> list[str]:
@@ -46,8 +47,19 @@ def quarantine_reasons(store: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def prefect_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("hostile-prefect")
+def prefect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The cases' Prefect settings: a home of their own, and one API for all of them, as a user's own
+    server (PREFECT_API_URL). What a case tests is how a command takes its input; each flow command
+    starting an API of its own cost ~7 CPU-s, some 30 times over. A command's own API is tested in tests/flows."""
+    from flows.runtime import LocalApi
+    from flows.settings import choose_settings
+
+    api = LocalApi(choose_settings())
+    try:
+        api.wait_ready(timeout_s=120)
+        yield {"PREFECT_HOME": str(tmp_path_factory.mktemp("hostile-prefect")), "PREFECT_API_URL": api.url}
+    finally:
+        api.stop()
 
 
 def test_the_suite_has_cases() -> None:
@@ -55,7 +67,7 @@ def test_the_suite_has_cases() -> None:
 
 
 @pytest.mark.parametrize("path", case_files(), ids=lambda p: str(p.relative_to(CASES).with_suffix("")))
-def test_hostile_case(path: Path, tmp_path: Path, prefect_home: Path) -> None:
+def test_hostile_case(path: Path, tmp_path: Path, prefect: dict[str, str]) -> None:
     case = load_case(path)
     case_dir, work_dir = tmp_path / "case", tmp_path / "work"
     case_dir.mkdir()
@@ -68,9 +80,9 @@ def test_hostile_case(path: Path, tmp_path: Path, prefect_home: Path) -> None:
     for name, pointing_at in (case.get("links") or {}).items():
         (case_dir / name).symlink_to(str(pointing_at).format(**places))
     for before in case.get("before") or []:
-        done = surge(fill(before, places), work_dir, prefect_home)
+        done = surge(fill(before, places), work_dir, prefect)
         assert done.returncode == 0, f"setup command {before} failed:\n{done.stderr}"
-    result = surge(fill(case["argv"], places), work_dir, prefect_home)
+    result = surge(fill(case["argv"], places), work_dir, prefect)
     shown = f"why: {case['why']}\nexit {result.returncode}\nout:\n{result.stdout}\nerr:\n{result.stderr}"
     assert "Traceback" not in result.stderr, shown
     assert result.returncode != BUG_EXIT_CODE, shown
