@@ -75,7 +75,7 @@ class ToolchainCosts:
     compile after another while the other core had nothing left (the last minute of a 40-a-language
     audit). Each toolchain's first run goes first (its scout), so its cost is known early. The median,
     not the mean: a few long programs of a language (the bench mix's Python loops of seconds) would
-    raise every short one of it above programs that are really longer, and the mix ran 0.1x slower."""
+    raise every short one of it above programs that are really longer (the mix's C programs)."""
 
     SAMPLE = 64  # runs a toolchain's typical cost is taken from: its start-up, not its programs' work
     RELEARN_RATIO = 1.5  # the queue is reordered when a toolchain's median moves this much (or first appears)

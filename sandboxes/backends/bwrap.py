@@ -313,7 +313,7 @@ class RunnerProcess:
         deadline = time.monotonic() + timeout_s
         # A line may be megabytes (a compile's binary, base64): its chunks (a pipe's 64 KiB each) are
         # kept apart and joined once, and only the newest is searched for the line's end. Appending each
-        # to one bytes object, and searching all of it each time, cost ~0.4 s per 11 MB Rust binary.
+        # to one bytes object, and searching all of it each time, cost ~0.4 s per 4 MB Rust binary.
         chunks, end = [self.buffer], self.buffer.find(b"\n")
         with selectors.DefaultSelector() as selector:
             selector.register(self.process.stdout, selectors.EVENT_READ)
