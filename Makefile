@@ -34,8 +34,8 @@ demo: setup
 	$(SURGE) stats --store .surge/demo-store
 
 # Everything but the Docker tests of the languages beyond the core set (tests/docker/conftest.py,
-# CORE_LANGUAGES): their images would push `make test` past its 25-minute budget. The soak tests run once. The slowest thirty tests are listed at the end, so a
-# CI log says where the time went.
+# CORE_LANGUAGES): their images would push `make test` past its 25-minute budget. The soak tests run once.
+# The thirty slowest tests are listed at the end, so a CI log says where the time went.
 test: setup
 	$(PY) -m pytest -q --durations=30 -m "not language_images and not llm" tests
 
