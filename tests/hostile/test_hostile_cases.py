@@ -50,7 +50,8 @@ def quarantine_reasons(store: Path) -> list[str]:
 def prefect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """The cases' Prefect settings: a home of their own, and one API for all of them, as a user's own
     server (PREFECT_API_URL). What a case tests is how a command takes its input; each flow command
-    starting an API of its own cost ~7 CPU-s, some 30 times over. A command's own API is tested in tests/flows."""
+    starting an API of its own cost ~7 CPU-s, some 30 times over. A command's own API is tested in
+    tests/flows."""
     from flows.runtime import LocalApi
     from flows.settings import choose_settings
 
