@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from pipeline.audit.plan import Pair, alternative_pairs, every_profile, plan_pairs
 from pipeline.audit.rows import REPRODUCED, AuditClass, AuditRow, Conversion
 from pipeline.audit.seeds import SEED_REPEATS, awaits_pinning, seed_pairs
+from pipeline.audit.verdicts import cpu_seconds
 from pipeline.batches import next_timed_size
 from pipeline.records import RunRequest, RunResult, Verdict
 
@@ -90,7 +91,7 @@ class ToolchainCosts:
         for toolchain, result in landed:
             sample = self.sampled.setdefault(toolchain, [])
             if len(sample) < self.SAMPLE:
-                sample.append(one_run_cpu_s(result))
+                sample.append(cpu_seconds(result))
                 grown.add(toolchain)
         changed = False
         for toolchain in grown:
@@ -102,12 +103,6 @@ class ToolchainCosts:
                 self.typical_s[toolchain] = median_s
                 changed = True
         return changed
-
-
-def one_run_cpu_s(result: RunResult) -> float:
-    """A result's compile and one repeat of its run, in CPU seconds."""
-    phases = [phase for phase in (result.compile, result.run) if phase is not None]
-    return sum(phase.cpu_user_s + phase.cpu_sys_s for phase in phases)
 
 
 class LabelFeed:
