@@ -40,6 +40,7 @@ import contextlib
 import importlib
 import json
 import os
+import signal
 import sys
 import traceback
 from types import ModuleType
@@ -48,6 +49,7 @@ from typing import Any, NoReturn
 from flows.engine import FLOW_COMMANDS, engine_for
 from flows.runtime import opt_out_of_telemetry
 from pipeline.errors import SurgeError
+from pipeline.stopping import stop_everything
 
 # name -> module; one line per command (a new command is one new module plus one line here).
 COMMANDS: dict[str, str] = {
@@ -247,6 +249,7 @@ def finish(args: argparse.Namespace, summary: Summary) -> int:
 def entry() -> NoReturn:
     """The `surge` executable: ``main``, then a quick exit."""
     opt_out_of_telemetry()
+    signal.signal(signal.SIGINT, stop_on_interrupt)
     argv = sys.argv[1:]
     if not (argv[:1] and argv[0] in FLOW_COMMANDS and not {"-h", "--help"} & set(argv)):
         exit_now(main(argv))
@@ -263,6 +266,13 @@ def entry() -> NoReturn:
             opened.enter_context(Engine()).start_api()
         code = main(argv)
     exit_now(code)
+
+
+def stop_on_interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C: every sandboxed program of the command stops now (pipeline/stopping.py), and the main
+    thread unwinds as on any KeyboardInterrupt."""
+    stop_everything()
+    raise KeyboardInterrupt
 
 
 def exit_now(code: int) -> NoReturn:

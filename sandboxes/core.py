@@ -42,6 +42,7 @@ from pipeline.records import (
     Verdict,
     compare_repeats,
 )
+from pipeline.stopping import check_not_stopping
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.inner.protocol import JobResult
 from sandboxes.jobs import Call, Plan, carry_out, failed, plan_request, source_key, sources_used_once
@@ -210,6 +211,7 @@ class RunnerCore(Generic[L]):
     def crashed(
         self, request: RunRequest, spec: LanguageSpec, place: Place[Any] | None, started: datetime, why: str
     ) -> RunResult:
+        check_not_stopping()  # the runner was killed by the user's interrupt: no sandbox error of ours
         return self.finish(request, spec, place, [failed(Verdict.SANDBOX_ERROR, why)], started)
 
     def finish(
@@ -305,6 +307,7 @@ class Driver:
             self.let_go(broken=self.ahead is not None)
 
     def one(self, request: RunRequest) -> Iterator[RunResult]:
+        check_not_stopping()
         core, started = self.core, datetime.now(UTC)
         spec = spec_for(request.program.language)
         place, answered = core.locate(request, spec, started)

@@ -175,9 +175,11 @@ def runs_line(summary: AuditSummary) -> str:
     if summary.not_audited:
         lost = f"{summary.not_audited} labels not audited (sandbox errors, quarantined): run again\n"
     if summary.plan == "adaptive":
+        # Fewer, usually; more where a label's repeats or vacuity mutants outnumber what sharing saved.
+        fewer_or_more = "fewer" if summary.executions_saved >= 0 else "more"
         saved = (
             f" ({summary.executions_planned} program executions, "
-            f"{summary.executions_saved} fewer than every label under every profile)"
+            f"{abs(summary.executions_saved)} {fewer_or_more} than every label under every profile)"
         )
     errata = f"; errata: {summary.errata}" if summary.errata else ""
     if summary.seed_pinned_labels:

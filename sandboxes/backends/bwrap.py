@@ -36,6 +36,7 @@ from typing import IO, Any, cast
 
 from pipeline.errors import SandboxUnavailable
 from pipeline.records import RunRequest, content_id
+from pipeline.stopping import track
 from sandboxes.backends.registry import BackendSpec
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.core import RUNNER_DIR, PathMap, RunnerCore, SandboxCrash, runner_env
@@ -282,6 +283,7 @@ class RunnerProcess:
         self.paths = PathMap(scratch)
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the runner)
         self.process = lasting_thread().submit(start_process, argv, env, self.stderr).result()
+        track(self)
         self.buffer = b""
         try:
             ready = self.read_line(RUNNER_GRACE_S)
@@ -333,6 +335,10 @@ class RunnerProcess:
     def stderr_tail(self) -> str:
         self.stderr.seek(0)
         return self.stderr.read()[-2000:].decode("utf-8", "replace").strip()
+
+    def kill(self) -> None:
+        """bwrap dies, and with it the sandbox's pid namespace: every program of the runner."""
+        self.process.kill()
 
     def close(self) -> None:
         if self.process.poll() is None:

@@ -38,6 +38,7 @@ from docker.errors import DockerException, ImageNotFound
 
 from pipeline.errors import SandboxUnavailable
 from pipeline.records import EnvironmentProfile, Language, RunRequest, Verdict, content_id
+from pipeline.stopping import track
 from sandboxes.backends.registry import BackendSpec
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.core import (
@@ -236,6 +237,7 @@ class ContainerRunner:
             host_config=host_config(api, shape, helper),
         )
         self.container_id: str = created["Id"]
+        track(self)
         try:
             params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
             response = api.attach_socket(self.container_id, params=params)
@@ -325,6 +327,9 @@ class ContainerRunner:
 
     def stderr_tail(self) -> str:
         return self.stderr[-2000:].decode("utf-8", "replace").strip()
+
+    def kill(self) -> None:
+        self.api.kill(self.container_id)
 
     def close(self) -> None:
         try:

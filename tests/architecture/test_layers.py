@@ -26,6 +26,7 @@ CORE_MODULES = {
     "pipeline.store",
     "pipeline.parts",
     "pipeline.errors",
+    "pipeline.stopping",
     "pipeline.plugins",
     "pipeline",
     # The backends' vocabulary, like the languages': their names, the one interface and the specs'
