@@ -47,12 +47,20 @@ class CompileCache:
             return None
         return cast(CachedCompile, entry)  # what ``put`` wrote
 
-    def put(self, key: str, compile_run: RawRun, artifacts: Artifacts) -> None:
+    def put(self, key: str, compile_run: RawRun, artifacts: Artifacts, exports: Path | None = None) -> None:
+        """Keep a compile: its artifacts' bytes come as base64, or as files in ``exports`` (the runner's
+        export folder) named by their sha256. A file whose bytes do not hash to its name, or that never
+        arrived, leaves the compile uncached."""
         files = []
         for artifact in artifacts.get("files", []):
-            data = base64.b64decode(artifact["b64"])
+            if "b64" in artifact:
+                data: bytes | None = base64.b64decode(artifact["b64"])
+            else:
+                data = taken_export(exports, artifact["sha256"]) if artifact.get("exported") else None
+            if data is None:
+                return
             self._write(self.root / "blobs" / artifact["sha256"], data)
-            files.append({k: v for k, v in artifact.items() if k != "b64"})
+            files.append({k: v for k, v in artifact.items() if k not in ("b64", "exported")})
         entry = {"compile": compile_run, "artifacts": {"digest": artifacts.get("digest"), "files": files}}
         self._write(self.root / "entries" / f"{key}.json", json.dumps(entry).encode("utf-8"))
 
@@ -64,6 +72,21 @@ class CompileCache:
         temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
         temporary.write_bytes(data)
         os.replace(temporary, path)  # atomic: readers never see half a file
+
+
+def taken_export(exports: Path | None, sha256: str) -> bytes | None:
+    """An exported artifact's bytes, read once and removed from the export folder; None unless they hash
+    to its name. The blob is written from these very bytes: a program that shares the runner's uid (no
+    uid of its own: bwrap run by a user) could write the folder while we read, never what we store."""
+    if exports is None:
+        return None
+    path = exports / sha256
+    try:
+        data = path.read_bytes()
+        path.unlink()
+    except OSError:
+        return None
+    return data if hashlib.sha256(data).hexdigest() == sha256 else None
 
 
 class RunMemo:

@@ -99,6 +99,9 @@ class Runner(Protocol):
     answer). Its place starts and closes it (``acquire``, ``release``)."""
 
     paths: PathMap
+    # The host folder the runner writes exported artifacts to (files named by their sha256), or None:
+    # they come back as base64 in the result line.
+    exports: Path | None
 
     # May the next job be written while one runs? Only where nothing a program does reaches the next
     # job (bwrap: a reset workspace, the sandbox uid's processes killed after every phase), or where the

@@ -195,6 +195,7 @@ class CompileStep:
             runner.paths,
             files,
         )
+        self.exports = runner.exports
         self.argv = spec.compile_argv(request.program, request.setting, request.profile)
         self.env = sandbox_env(request.profile, spec.compile_env)
         # The command as the sandbox runs it (unsafe-local rewrites /app) and the backend are part of the
@@ -204,8 +205,8 @@ class CompileStep:
         self.timeout_s = request.limits.compile.wall_s * WALL_LIMITS_PER_RUN + RUNNER_GRACE_S
 
     def job(self, then: Phase | None = None) -> Job:
-        """Compile in a fresh workspace; the artifacts come back (base64) for the cache. ``then``: a run
-        phase in the same job, only if the compile succeeded."""
+        """Compile in a fresh workspace; the artifacts come back (as files, or base64) for the cache.
+        ``then``: a run phase in the same job, only if the compile succeeded."""
         compile_phase: Phase = {
             "name": "compile",
             "argv": self.argv,
@@ -238,7 +239,7 @@ class CompileStep:
         if compile_run["status"] == "ok":
             artifacts = result["artifacts"]
         if compile_run["status"] in CACHEABLE_COMPILE_STATUSES:
-            self.place.cache.put(self.key, compile_run, artifacts)
+            self.place.cache.put(self.key, compile_run, artifacts, self.exports)
         return to_phase(compile_run, compile_verdict(compile_run), "compiled"), artifacts
 
     def fused(self, run: Phase) -> Call:

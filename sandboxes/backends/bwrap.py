@@ -50,6 +50,9 @@ NAME = "bwrap"
 UNSAFE_NAME = "unsafe-local"  # what run ids record for --unsafe without bubblewrap: no sandbox at all
 RUNNER_MOUNT = "/opt/surge-runner"
 SPAWN_HELPER_MOUNT = "/opt/surge-spawn"  # sandboxes/spawn_helper.py's build, read-only
+# The runner's export folder (compiled artifacts for the cache, as files): a host folder of its own under
+# the compile cache, mode 0700, which programs running under a sandbox uid cannot open.
+EXPORT_MOUNT = "/opt/surge-export"
 SANDBOX_PYTHON = "/usr/bin/python3"
 INSTALL_HINT = "apt-get install bubblewrap (or make setup)"
 HELPER_HINT = (
@@ -154,8 +157,10 @@ class BwrapLauncher:
         uid, lock = reserve_uid() if os.getuid() == 0 else (None, None)
         runner_args = ["--uid", str(uid)] if uid is not None else ["--kill", "all-in-namespace"]
         helper = spawn_helper(self.cache.root)
+        exports = new_export_folder(self.cache.root)
         if self.bwrap is None:
-            return start_unsafe(uid, lock, helper)
+            return start_unsafe(uid, lock, helper, exports)
+        runner_args += ["--export-dir", EXPORT_MOUNT]
         walled: list[str] = []  # the runner starts behind the helper's wall, which its programs inherit
         if helper is not None:
             runner_args += ["--spawn-helper", SPAWN_HELPER_MOUNT]
@@ -164,6 +169,7 @@ class BwrapLauncher:
             self.bwrap,
             *bwrap_mounts(),
             *(["--ro-bind", str(helper), SPAWN_HELPER_MOUNT] if helper is not None else []),
+            *["--bind", str(exports), EXPORT_MOUNT],
             *bwrap_namespaces(as_root=uid is not None),
             "--chdir",
             WORKDIR,
@@ -179,20 +185,28 @@ class BwrapLauncher:
             "--clear-ipc",  # --unshare-ipc: the runner's IPC namespace is its programs' alone
             *runner_args,
         ]
-        return RunnerProcess(argv, runner_env(), lock, None, uid)
+        return RunnerProcess(argv, runner_env(), lock, None, uid, exports)
 
 
-def start_unsafe(uid: int | None, lock: Any | None, helper: Path | None) -> RunnerProcess:
+def new_export_folder(cache_root: Path) -> Path:
+    """A runner's export folder, on the compile cache's file system (mode 0700: mkdtemp's)."""
+    parent = cache_root / "exports"
+    parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="runner-", dir=parent))
+
+
+def start_unsafe(uid: int | None, lock: Any | None, helper: Path | None, exports: Path) -> RunnerProcess:
     scratch = Path(tempfile.mkdtemp(prefix="surge-unsafe-"))
     os.chmod(scratch, 0o755)
     for name in ("app", "tmp"):
         (scratch / name).mkdir()
     argv = [SANDBOX_PYTHON, "-I", "-S", str(RUNNER_DIR / "runner.py"), "--scratch", str(scratch / "tmp")]
     argv += ["--uid", str(uid)] if uid is not None else ["--kill", "group"]
+    argv += ["--export-dir", str(exports)]
     if helper is not None:
         argv = [str(helper), "--wall", *argv, "--spawn-helper", str(helper)]
     env = {**runner_env(), "HOME": str(scratch / "tmp" / "home")}
-    return RunnerProcess(argv, env, lock, scratch, uid)
+    return RunnerProcess(argv, env, lock, scratch, uid, exports)
 
 
 class WarmRunners:
@@ -276,8 +290,10 @@ class RunnerProcess:
         uid_lock: Any | None,
         scratch: Path | None,
         uid: int | None,
+        exports: Path | None = None,
     ) -> None:
         self.uid = uid
+        self.exports = exports
         self.uid_lock = uid_lock
         self.scratch = scratch
         self.paths = PathMap(scratch)
@@ -352,8 +368,9 @@ class RunnerProcess:
         self.stderr.close()
         if self.uid_lock is not None:
             self.uid_lock.close()
-        if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+        for folder in (self.scratch, self.exports):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def bwrap_mounts() -> list[str]:

@@ -207,6 +207,7 @@ class ContainerRunner:
         self.api = api
         self.shape = shape
         self.paths = PathMap()  # /app and /tmp are the container's own
+        self.exports: Path | None = None  # artifacts come back as base64 on the attach socket
         self.recycle_after = recycle_after
         self.jobs = 0  # written to it so far
         self.contaminated = False

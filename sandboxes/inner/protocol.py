@@ -96,7 +96,7 @@ class Job(_JobRequired, total=False):
     files: list[JobFile]
     artifacts: list[str]  # globs under the workdir to hash after the phases
     artifacts_after: str  # ... or right after the phase of that name
-    export: bool  # also return the artifacts' bytes (base64), for a cache
+    export: bool  # also return the artifacts' bytes, for a cache (base64, or files in --export-dir)
 
 
 class _RunRequired(TypedDict):
@@ -135,7 +135,8 @@ class _ArtifactRequired(TypedDict):
 
 
 class ArtifactFile(_ArtifactRequired, total=False):
-    b64: str  # with ``export``
+    b64: str  # with ``export``, from a runner without an export folder
+    exported: bool  # with ``export``: written to the runner's export folder as a file named by its sha256
 
 
 class Artifacts(TypedDict):

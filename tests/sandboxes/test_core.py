@@ -32,10 +32,11 @@ class ScriptedRunner:
     a run whose stdin is `spoil_on` hits its CPU limit and spends the runner, which then refuses every
     later job unrun, as the real runner does under --spent-on. Jobs may be queued (``send``) before the
     previous result is read, as with the real runner. It has only what the core's ``Runner`` asks:
-    paths, queue_ahead, send, receive."""
+    paths, exports, queue_ahead, send, receive."""
 
     def __init__(self, crash_on: str | None = None, spoil_on: str | None = None) -> None:
         self.paths = PathMap()
+        self.exports = None  # artifacts come back as base64
         self.jobs: list[dict[str, Any]] = []
         self.results: list[dict[str, Any] | None] = []  # None: the runner died on that job
         self.crash_on = crash_on
