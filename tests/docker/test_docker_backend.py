@@ -199,3 +199,28 @@ def test_every_built_image_passes_its_languages_self_test(docker_backend: Any, l
     request = RunRequest(program=Program.single(language, spec.self_test), profile=PROFILE)
     result = next(iter(docker_backend.run_batch([request])))
     assert (result.verdict, result.label.strip()) == (Verdict.OK, SELF_TEST_OUTPUT), result
+
+
+def test_an_interrupt_kills_the_running_container_and_ends_the_batch(
+    surge_images: None, tmp_path: Any
+) -> None:
+    """As under bwrap (tests/sandboxes/test_stopping.py): the user's interrupt kills the container now."""
+    import threading
+    import time
+
+    from pipeline.stopping import STOPPING, Stopped, stop_everything
+    from sandboxes.backends.docker import DockerBackend
+
+    patient = Limits(run=PhaseLimits(cpu_s=5, wall_s=300, memory_mib=256))
+    sleeper = Program.single(Language.PYTHON, "import time\ntime.sleep(300)\n")
+    try:
+        with DockerBackend(workers=1, cache_dir=tmp_path) as backend:
+            results = iter(backend.run_batch([RunRequest(program=sleeper, profile=PROFILE, limits=patient)]))
+            threading.Timer(3.0, stop_everything).start()
+            began = time.monotonic()
+            with pytest.raises(Stopped):
+                next(results)
+            waited = time.monotonic() - began
+    finally:
+        STOPPING.clear()
+    assert waited < 60, f"the batch waited {waited:.0f} s for a container the interrupt should have killed"
