@@ -353,8 +353,11 @@ class RunnerProcess:
         return self.stderr.read()[-2000:].decode("utf-8", "replace").strip()
 
     def kill(self) -> None:
-        """bwrap dies, and with it the sandbox's pid namespace: every program of the runner."""
-        self.process.kill()
+        """bwrap dies, and with it the sandbox's pid namespace: every program of the runner. A bare runner
+        (unsafe-local, with a scratch folder) is left to end its program under its own watchdog: killed,
+        it would leave the program running without its wall-time limit."""
+        if self.scratch is None:
+            self.process.kill()
 
     def close(self) -> None:
         if self.process.poll() is None:
