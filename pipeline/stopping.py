@@ -17,7 +17,8 @@ from typing import Protocol
 
 STOPPING = threading.Event()
 _live: weakref.WeakSet[Killable] = weakref.WeakSet()
-_live_lock = threading.Lock()
+# Re-entrant: the signal handler runs in the main thread, which may be inside ``track`` at that moment.
+_live_lock = threading.RLock()
 
 
 class Killable(Protocol):
