@@ -21,6 +21,14 @@ and where the difference goes, in seconds of wall time, which add up to wall - i
                                    starts, waiting on I/O
     audit_finish_s                 from the last program's end to the command's exit (the last rows, the
                                    report, the summary)
+and, read from the machine's own counters (/proc/stat, so run it on a quiet machine), whether a core was
+really idle: "idle cores" counts only time no program's row holds, and a compiler's seed, a warm
+compile's cold check, the runners and the command's own Python hold none, yet keep a core busy:
+    audit_machine_cpu_s            CPU seconds the whole machine spent while the command ran
+    audit_beyond_programs_cpu_s    audit_machine_cpu_s - audit_programs_cpu_s: what the command spent
+                                   around its programs
+    audit_unused_cores_s           cores x wall - audit_machine_cpu_s, over the cores: wall time in which
+                                   a core did nothing at all
 
 A run row keeps its first repeat's phases: its other repeats are counted at the first one's wall and CPU.
 """
@@ -59,6 +67,9 @@ FIGURES = (
     "audit_idle_cores_s",
     "audit_sandbox_s",
     "audit_finish_s",
+    "audit_machine_cpu_s",
+    "audit_beyond_programs_cpu_s",
+    "audit_unused_cores_s",
 )
 
 
@@ -107,12 +118,30 @@ def run() -> dict[str, float]:
         store = folder / "store"
         env = {**os.environ, "SURGE_COMPILE_CACHE": str(folder / "compile-cache")}
         command = [str(SURGE), "audit", str(dataset), "--store", str(store), "--json"]
-        began = time.time()
+        busy_before, began = machine_busy_s(), time.time()
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
-        ended = time.time()
+        ended, busy_after = time.time(), machine_busy_s()
         assert done.returncode == 0, done.stderr[-2000:]
         runs = list(Store(store).runs.records())
-    return breakdown(runs, began, ended, cores=os.cpu_count() or 1)
+    figures = breakdown(runs, began, ended, cores=os.cpu_count() or 1)
+    return {**figures, **machine_split(figures, busy_after - busy_before, cores=os.cpu_count() or 1)}
+
+
+def machine_busy_s() -> float:
+    """CPU seconds the machine has been busy since boot: /proc/stat's first line, less idle and iowait."""
+    fields = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # guest time is counted in user already
+
+
+def machine_split(figures: dict[str, float], machine_cpu_s: float, cores: int) -> dict[str, float]:
+    """The machine's CPU while the command ran, split into the programs' and the rest; and the cores'
+    time that nothing used."""
+    return {
+        "audit_machine_cpu_s": machine_cpu_s,
+        "audit_beyond_programs_cpu_s": machine_cpu_s - figures["audit_programs_cpu_s"],
+        "audit_unused_cores_s": (cores * figures["audit_wall_s"] - machine_cpu_s) / cores,
+    }
 
 
 def breakdown(runs: list[RunResult], began: float, ended: float, cores: int) -> dict[str, float]:
