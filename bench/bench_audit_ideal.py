@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -46,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import size  # noqa: E402
+from harness import TINY, size  # noqa: E402
 
 from pipeline.records import RunResult  # noqa: E402
 from pipeline.store import Store  # noqa: E402
@@ -54,9 +55,14 @@ from sandboxes.jobs import COMPILE_CACHE_HIT  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SURGE = ROOT / ".venv" / "bin" / "surge"
-PYTHON_LOOPS = size(64, 4)  # Python programs; their lengths fall off geometrically, the longest ~6 s
+PYTHON_LOOPS = size(64, 4)  # Python programs; their lengths fall off geometrically
 C_PROGRAMS = size(24, 2)
-LONGEST_LOOP = size(96_000_000, 200_000)
+# The longest Python program's CPU seconds, on any machine: its loop is sized from this machine's speed
+# (``longest_loop``). A fixed loop made a 48-s ideal on one VM and a 13-s one on a faster, where the
+# command's fixed costs (its start, its last rows) weigh four times as much against the programs.
+LONGEST_PYTHON_S = 6.0
+CALIBRATION_LOOP = 3_000_000
+TINY_LONGEST_LOOP = 200_000
 WRONG_EVERY = 10  # every tenth label is wrong: the later rounds run for it
 FIGURES = (
     "audit_wall_vs_ideal",
@@ -97,13 +103,26 @@ def ml_record(language: str, code: str, gt: object) -> dict[str, object]:
     return {"custom_categoey": 1, "custom_features": features, "question": code, "gt": str(gt)}
 
 
+def longest_loop() -> int:
+    """The loop count that takes the sandbox's Python ``LONGEST_PYTHON_S`` of CPU on this machine: the
+    mix's programs run the same loop (``python_record``), timed here once outside any sandbox."""
+    if TINY:
+        return TINY_LONGEST_LOOP
+    code = f"s = 0\nfor i in range({CALIBRATION_LOOP}):\n    s += i % 7\n"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(["/usr/bin/python3", "-c", code], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return int(CALIBRATION_LOOP * LONGEST_PYTHON_S / max(cpu_s, 0.01))
+
+
 def release(folder: Path) -> Path:
     """The mix, as SURGE's ``ml.json``: long and short programs, some labels wrong, one random."""
-    records = []
+    records, longest = [], longest_loop()
     for i in range(PYTHON_LOOPS):
-        records.append(python_record(max(1000 + i, int(LONGEST_LOOP * 0.8**i)), wrong=i % WRONG_EVERY == 3))
+        records.append(python_record(max(1000 + i, int(longest * 0.8**i)), wrong=i % WRONG_EVERY == 3))
     for i in range(C_PROGRAMS):
-        records.append(c_record(max(1000 + i, int(LONGEST_LOOP * 4 * 0.7**i)), wrong=i % WRONG_EVERY == 5))
+        records.append(c_record(max(1000 + i, int(longest * 4 * 0.7**i)), wrong=i % WRONG_EVERY == 5))
     random_code = "import random\nprint(random.random())\n"
     records.append(ml_record("Python", random_code, "0.5"))
     folder.mkdir(parents=True)
