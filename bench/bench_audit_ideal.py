@@ -85,9 +85,13 @@ def loop_sum(n: int) -> int:
     return full * 21 + rest * (rest - 1) // 2
 
 
+def python_loop(n: int) -> str:
+    """The mix's Python program: a loop of ``n`` steps, then its sum."""
+    return f"s = 0\nfor i in range({n}):\n    s += i % 7\nprint(s)\n"
+
+
 def python_record(n: int, wrong: bool) -> dict[str, object]:
-    code = f"s = 0\nfor i in range({n}):\n    s += i % 7\nprint(s)\n"
-    return ml_record("Python", code, loop_sum(n) + int(wrong))
+    return ml_record("Python", python_loop(n), loop_sum(n) + int(wrong))
 
 
 def c_record(n: int, wrong: bool) -> dict[str, object]:
@@ -105,12 +109,11 @@ def ml_record(language: str, code: str, gt: object) -> dict[str, object]:
 
 def longest_loop() -> int:
     """The loop count that takes the sandbox's Python ``LONGEST_PYTHON_S`` of CPU on this machine: the
-    mix's programs run the same loop (``python_record``), timed here once outside any sandbox."""
+    mix's programs run the same loop (``python_loop``), timed here once outside any sandbox."""
     if TINY:
         return TINY_LONGEST_LOOP
-    code = f"s = 0\nfor i in range({CALIBRATION_LOOP}):\n    s += i % 7\n"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(["/usr/bin/python3", "-c", code], check=True)
+    subprocess.run(["/usr/bin/python3", "-c", python_loop(CALIBRATION_LOOP)], check=True, capture_output=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return int(CALIBRATION_LOOP * LONGEST_PYTHON_S / max(cpu_s, 0.01))
@@ -142,8 +145,9 @@ def run() -> dict[str, float]:
         ended, busy_after = time.time(), machine_busy_s()
         assert done.returncode == 0, done.stderr[-2000:]
         runs = list(Store(store).runs.records())
-    figures = breakdown(runs, began, ended, cores=os.cpu_count() or 1)
-    return {**figures, **machine_split(figures, busy_after - busy_before, cores=os.cpu_count() or 1)}
+    cores = os.cpu_count() or 1
+    figures = breakdown(runs, began, ended, cores)
+    return {**figures, **machine_split(figures, busy_after - busy_before, cores)}
 
 
 def machine_busy_s() -> float:

@@ -356,13 +356,13 @@ class Runner:
             phase.setdefault("cwd", workdir)
             runs = [self.run_phase(phase) for _ in range(max(1, int(phase.get("repeat", 1))))]
             phases_out.append({"name": phase.get("name", "run"), "runs": runs})
+            succeeded = all(run["status"] == "ok" for run in runs)
             if phase.get("name") == job.get("artifacts_after"):
                 # before the program runs: what it does to its own binary never reaches a cache; the
                 # host keeps only a phase's artifacts that ended ok (no export of a failed compile's)
-                succeeded = all(run["status"] == "ok" for run in runs)
                 export = self.export_to(job) if succeeded else None
                 artifacts = collect_artifacts(workdir, job.get("artifacts", []), export)
-            if phase.get("stop_unless_ok") and any(run["status"] != "ok" for run in runs):
+            if phase.get("stop_unless_ok") and not succeeded:
                 break
         if artifacts is None:
             artifacts = collect_artifacts(workdir, job.get("artifacts", []), self.export_to(job))
