@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 from functools import cached_property
@@ -635,6 +635,30 @@ class RunResult(Frozen):
         return answer_key(self.program_id, self.setting_id, self.profile_id)
 
 
+def joined_parts(parts: Sequence[RunResult]) -> RunResult:
+    """One result for a question whose repeats ran as single requests (``RunRequest.part``), as one
+    request of ``len(parts)`` repeats would have said it: the first part's phases and verdict, every
+    part's run compared with ``compare_repeats`` (under the first part's compile, as a runner compares its
+    repeats under its one compile). Parts that did not all reach their run (a compile that failed in one
+    part only) are compared by how each ended."""
+    first = parts[0]
+    runs = [part.run for part in parts if part.run is not None]
+    if len(runs) == len(parts):
+        repeats = compare_repeats(first.protocol, first.compile, runs)
+    else:
+        outcomes = {part.outcome: part for part in parts}
+        varied: tuple[RepeatPart, ...] = ("verdict",) if len(outcomes) > 1 else ()
+        repeats = Repeats(len(outcomes), varied, ())
+    return first.model_copy(
+        update={
+            "repeats": len(parts),
+            "distinct_outputs": repeats.distinct,
+            "varied": repeats.varied,
+            "other_runs": repeats.others,
+        }
+    )
+
+
 def answer_key(program_id: str, setting_id: str, profile_id: str) -> str:
     """(program, setting, profile): the question a run answers; the run id adds how it was run."""
     return content_id("answers", program_id, setting_id, profile_id)
@@ -651,9 +675,12 @@ def run_id_for(
     repeats: int = 1,
     backend: str | None = None,
     toolchain_id: str = "",
+    part: int = 0,
 ) -> str:
     """Everything that determines a result: a change of limits, repeats, backend, compiler
-    version or image makes a new run instead of "already in the store". No backend: the default one."""
+    version or image makes a new run instead of "already in the store". No backend: the default one.
+    ``part``: which execution of a question run as single requests (``RunRequest.part``); the first
+    (0) is hashed as before, so it is the very run a single-run round made."""
     return content_id(
         "run",
         RUN_ID_RULE,
@@ -664,6 +691,7 @@ def run_id_for(
         repeats,
         backend or default_backend(),
         toolchain_id,
+        *([part] if part else []),
     )
 
 
@@ -690,6 +718,13 @@ class RunRequest(Frozen):
         description="identity of the tools the run uses, as its backend reads it (host tool versions, "
         "an image id); filled by sandboxes.identity at planning time",
     )
+    part: int = Field(
+        default=0,
+        ge=0,
+        description="which execution of its question this is, when the repeats a question needs run as "
+        "requests of their own, one repeat each, on whichever cores are free (the audit's later rounds, "
+        "pipeline/audit/feed.py); 0: the first, the same run as a single request's",
+    )
 
     @property
     def answers(self) -> str:
@@ -708,4 +743,5 @@ class RunRequest(Frozen):
             self.repeats,
             self.backend,
             self.toolchain_id,
+            self.part,
         )

