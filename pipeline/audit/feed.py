@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import statistics
+import math
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -65,42 +65,37 @@ class Queued(NamedTuple):
     minus_expected_s: float
     order: int
     request: RunRequest
+    guess_s: float  # what its label's size or earlier runs say, before its toolchain's floor
 
 
 class ToolchainCosts:
-    """What one run (compile and one repeat) of each toolchain typically costs: the median CPU seconds of
-    its first ``SAMPLE`` landed runs.
+    """The least one run (compile and one repeat) of each toolchain has cost so far: its start-up, which
+    every run of it pays whatever its program (CPU seconds of its cheapest landed run).
 
     A program's size says nothing of its language's cost: CRUXEval-X's Rust programs are as short as its
     Python ones and take 0.6 s each to compile, against 0.03 s, so ordered by size they came last, one
     compile after another while the other core had nothing left (the last minute of a 40-a-language
-    audit). Each toolchain's first run goes first (its scout), so its cost is known early. The median,
-    not the mean: a few long programs of a language (the bench mix's Python loops of seconds) would
-    raise every short one of it above programs that are really longer (the mix's C programs)."""
+    audit). Each toolchain's first run goes first (its scout), so its cost is known early. The least, not
+    the median: the runs that land first are the longest (the queue is longest first), and the median of
+    the bench mix's first Python runs, its loops of seconds, made every queued Python request "at least
+    4.4 s", its 0.01-s ones too, so a wrong label's next round (3 s expected) waited behind all of them."""
 
-    SAMPLE = 64  # runs a toolchain's typical cost is taken from: its start-up, not its programs' work
-    RELEARN_RATIO = 1.5  # the queue is reordered when a toolchain's median moves this much (or first appears)
+    RELEARN_RATIO = 1.5  # the queue is reordered when a toolchain's least falls this much (or first appears)
 
     def __init__(self) -> None:
-        self.sampled: dict[str, list[float]] = {}  # toolchain id -> CPU seconds of its first runs
-        self.typical_s: dict[str, float] = {}  # toolchain id -> its median, as the queue was last ordered
+        self.least_s: dict[str, float] = {}  # toolchain id -> its cheapest landed run so far
+        self.known_s: dict[str, float] = {}  # toolchain id -> its least, as the queue was last ordered
 
     def learn(self, landed: Iterable[tuple[str, RunResult]]) -> bool:
-        """Add the landed runs; whether a toolchain's median moved enough to reorder the queue."""
-        grown: set[str] = set()
+        """Add the landed runs; whether a toolchain's least moved enough to reorder the queue."""
         for toolchain, result in landed:
-            sample = self.sampled.setdefault(toolchain, [])
-            if len(sample) < self.SAMPLE:
-                sample.append(cpu_seconds(result))
-                grown.add(toolchain)
+            if result.verdict is not Verdict.TOOLCHAIN_MISSING:  # it ran nothing: no cost of the toolchain
+                self.least_s[toolchain] = min(self.least_s.get(toolchain, math.inf), cpu_seconds(result))
         changed = False
-        for toolchain in grown:
-            median_s, known_s = statistics.median(self.sampled[toolchain]), self.typical_s.get(toolchain)
-            if (
-                known_s is None
-                or not known_s / self.RELEARN_RATIO <= median_s <= known_s * self.RELEARN_RATIO
-            ):
-                self.typical_s[toolchain] = median_s
+        for toolchain, least_s in self.least_s.items():
+            known_s = self.known_s.get(toolchain)
+            if known_s is None or least_s * self.RELEARN_RATIO < known_s:
+                self.known_s[toolchain] = least_s
                 changed = True
         return changed
 
@@ -205,7 +200,7 @@ class LabelFeed:
 
     def learn_costs(self, run_ids: list[str]) -> None:
         """What the landed runs took, by toolchain: a toolchain's queued runs are expected to take at
-        least its typical run (``ToolchainCosts``), and the queue is reordered when that changes."""
+        least its cheapest run so far (``ToolchainCosts``), and the queue is reordered when that changes."""
         changed = self.costs.learn(
             (self.toolchain_of[run_id], result)
             for run_id in run_ids
@@ -214,9 +209,7 @@ class LabelFeed:
         if not changed:
             return
         for backend, heap in self.queued.items():
-            floored = [
-                q._replace(minus_expected_s=min(q.minus_expected_s, -self.floor_s(q.request))) for q in heap
-            ]
+            floored = [q._replace(minus_expected_s=-max(q.guess_s, self.floor_s(q.request))) for q in heap]
             self.queued_s[backend] += sum(
                 q.minus_expected_s - f.minus_expected_s for q, f in zip(heap, floored, strict=True)
             )
@@ -224,8 +217,8 @@ class LabelFeed:
             heapq.heapify(heap)
 
     def floor_s(self, request: RunRequest) -> float:
-        """The least a request is expected to take: its toolchain's typical run, times its repeats."""
-        return self.costs.typical_s.get(request.toolchain_id, 0.0) * request.repeats
+        """The least a request is expected to take: its toolchain's cheapest run, times its repeats."""
+        return self.costs.known_s.get(request.toolchain_id, 0.0) * request.repeats
 
     def arrived(self, run_ids: list[str]) -> None:
         for run_id in run_ids:
@@ -311,13 +304,13 @@ class LabelFeed:
         for run_id, request in fresh.items():
             self.toolchain_of[run_id] = request.toolchain_id
             if run_id not in stored:
-                cost_s = max(expected_s.get(run_id, 0.0), self.floor_s(request))
+                guess_s = expected_s.get(run_id, 0.0)
+                cost_s = max(guess_s, self.floor_s(request))
                 scout = request.toolchain_id not in self.scouted
                 self.scouted.add(request.toolchain_id)
                 later = not scout and request.toolchain_id not in self.lacking
-                heapq.heappush(
-                    self.queued[request.backend], Queued(later, -cost_s, next(self.order), request)
-                )
+                queued = Queued(later, -cost_s, next(self.order), request, guess_s)
+                heapq.heappush(self.queued[request.backend], queued)
                 self.queued_s[request.backend] += cost_s
         waiting = {r.run_id for r in requests} - self.landed_ids - stored
         self.waiting[label] = waiting
