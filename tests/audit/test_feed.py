@@ -320,3 +320,29 @@ def test_a_toolchain_found_costly_runs_before_bigger_programs_of_a_cheap_one(
     order = [r.program.files[0].content.rsplit(chr(39), 2)[1] for r in taken]
     # the scouts first (the biggest of each toolchain); then Rust's runs, known to take a second each
     assert order == ["P1", "R1", "R2", "R3", "P2", "P3"]
+
+
+def test_a_toolchains_floor_is_its_cheapest_run_not_what_its_first_long_runs_took() -> None:
+    """The runs that land first are the longest (the queue is longest first): a median of them made every
+    queued program of the language, its 0.01-s ones too, "at least" seconds long, and a wrong label's
+    next round waited behind all of them. The floor is the cheapest run so far; it is relearned as it
+    falls, and a run that found its tool missing (it ran nothing) says nothing of the tool's cost."""
+    from pipeline.audit.feed import ToolchainCosts
+    from pipeline.records import PhaseResult, Program, Verdict
+    from tests.factories import PROFILE
+
+    request = RunRequest(program=Program.single("python", "print(1)"), profile=PROFILE)
+
+    def costing(cpu_s: float, verdict: Verdict = Verdict.OK) -> tuple[str, RunResult]:
+        run = PhaseResult(stdout="1\n", cpu_user_s=cpu_s, verdict=verdict)
+        return "python", RunResult.answering(
+            request, run=run, verdict=verdict, provenance=result_for(request, "").provenance
+        )
+
+    costs = ToolchainCosts()
+    assert costs.learn([costing(s) for s in (6.0, 4.8, 3.8)]) and costs.known_s == {"python": 3.8}
+    assert costs.learn([costing(0.02)]) and costs.known_s == {"python": 0.02}
+    assert not costs.learn(
+        [costing(0.015), costing(0.0, Verdict.TOOLCHAIN_MISSING)]
+    )  # within 1.5x: no reorder
+    assert costs.least_s == {"python": 0.015}
