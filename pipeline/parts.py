@@ -32,6 +32,11 @@ import pyarrow.parquet as pq
 from pipeline.errors import StoreError
 
 ROWS_PER_ROW_GROUP = 1024  # small enough to filter well, large enough to compress code columns
+# A part whose data is smaller than this is written plain: no compression, no dictionaries. A fed audit
+# writes two parts a batch (its plan, its rows) and reads both back, often of one row: with zstd and
+# dictionaries over a run's 83 columns, a one-row part took 3.2 ms to write and 2.0 ms to read, plain
+# 1.3 and 0.9. Large parts (and every compacted one) keep zstd.
+PLAIN_BELOW_BYTES = 64 * 1024
 CORRUPT_FOLDER = ".corrupt"  # a table's parts that do not read, moved aside (hidden: no reader globs it)
 
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
@@ -90,7 +95,9 @@ def write_part(
 
 
 def write_parquet(path: Path, table: pa.Table, row_groups: list[int] | None) -> None:
-    with pq.ParquetWriter(path, table.schema, compression="zstd") as writer:
+    small = table.nbytes < PLAIN_BELOW_BYTES
+    compression, dictionaries = ("none", False) if small else ("zstd", True)
+    with pq.ParquetWriter(path, table.schema, compression=compression, use_dictionary=dictionaries) as writer:
         if row_groups is None:
             writer.write_table(table, row_group_size=ROWS_PER_ROW_GROUP)
         else:
