@@ -152,6 +152,7 @@ def read_back(api_url: str, flow_run_name: str) -> dict[str, Any]:
         ArtifactFilter,
         ArtifactFilterFlowRunId,
         FlowRunFilter,
+        FlowRunFilterId,
         FlowRunFilterName,
         LogFilter,
         LogFilterFlowRunId,
@@ -163,7 +164,9 @@ def read_back(api_url: str, flow_run_name: str) -> dict[str, Any]:
             (run,) = await client.read_flow_runs(
                 flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[flow_run_name]))
             )
-            tasks = [t for t in await client.read_task_runs() if t.flow_run_id == run.id]
+            # filtered by the server: a read returns 200 rows at most, in the order of random ids
+            this_run = FlowRunFilter(id=FlowRunFilterId(any_=[run.id]))
+            tasks = await client.read_task_runs(flow_run_filter=this_run)
             logs = await client.read_logs(LogFilter(flow_run_id=LogFilterFlowRunId(any_=[run.id])))
             artifacts = await client.read_artifacts(
                 artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id]))

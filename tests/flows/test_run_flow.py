@@ -20,13 +20,20 @@ BIG_STDIN_BYTES = 50_000_000  # a 50 MB stdin failed on Prefect's 512 KiB parame
 
 
 def prefect_runs() -> tuple[list[Any], list[Any]]:
+    """The newest flow runs and every task run of them. Prefect's ids are random (uuid4) and a read
+    returns 200 rows at most: a session of the whole suite makes more flow runs than that, and read by
+    id, the test's own was missing at random."""
     from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+    from prefect.client.schemas.sorting import FlowRunSort
 
     from flows.engine import using_engine
 
     # the API the commands used: the session's engine (tests/conftest.py), or the one a test opened
     with using_engine() as engine, engine.connected(), get_client(sync_client=True) as client:
-        return client.read_flow_runs(), client.read_task_runs()
+        flow_runs = client.read_flow_runs(sort=FlowRunSort.EXPECTED_START_TIME_DESC, limit=20)
+        ids = FlowRunFilter(id=FlowRunFilterId(any_=[run.id for run in flow_runs]))
+        return flow_runs, client.read_task_runs(flow_run_filter=ids)
 
 
 def write_programs(path: Path, sources: list[str]) -> Path:
