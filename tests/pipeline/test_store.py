@@ -255,3 +255,19 @@ def test_importing_the_store_leaves_pyarrows_pandas_integration_alone() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=Path(__file__).parents[2]
     )
     assert done.returncode == 0, done.stderr[-800:]
+
+
+def test_a_small_part_is_written_plain_and_a_large_one_compressed(tmp_path: Path) -> None:
+    """A fed audit writes and reads two parts of a row or two a batch: plain, they cost half as much to
+    write and to read. A large part (a 50-MB output, a compacted table) keeps zstd."""
+    import pyarrow as pa
+
+    from pipeline.parts import PLAIN_BELOW_BYTES, write_part
+
+    small = pa.table({"run_id": ["a"], "stdout": ["1\n"]})
+    large = pa.table({"run_id": ["b"], "stdout": ["x" * (2 * PLAIN_BELOW_BYTES)]})
+    for table, compression in ((small, "UNCOMPRESSED"), (large, "ZSTD")):
+        part = write_part(tmp_path, table)
+        assert pq.ParquetFile(part).metadata.row_group(0).column(1).compression == compression
+        assert pq.read_table(part).equals(table)
+    assert sum(p.stat().st_size for p in tmp_path.glob("part-*")) < PLAIN_BELOW_BYTES  # compressed indeed
