@@ -34,8 +34,8 @@ from pipeline.errors import StoreError
 ROWS_PER_ROW_GROUP = 1024  # small enough to filter well, large enough to compress code columns
 # A part whose data is smaller than this is written plain: no compression, no dictionaries. A fed audit
 # writes two parts a batch (its plan, its rows) and reads both back, often of one row: with zstd and
-# dictionaries over a run's 83 columns, a one-row part took 3.2 ms to write and 2.0 ms to read, plain
-# 1.3 and 0.9. Large parts (and every compacted one) keep zstd.
+# dictionaries over a run's 83 columns, a one-row part took 3.2 ms to write and 1.9 ms to read, plain
+# 1.5 and 0.9. Large parts (and every compacted one) keep zstd.
 PLAIN_BELOW_BYTES = 64 * 1024
 CORRUPT_FOLDER = ".corrupt"  # a table's parts that do not read, moved aside (hidden: no reader globs it)
 
