@@ -646,9 +646,9 @@ def joined_parts(parts: Sequence[RunResult]) -> RunResult:
     if len(runs) == len(parts):
         repeats = compare_repeats(first.protocol, first.compile, runs)
     else:
-        outcomes = {part.outcome: part for part in parts}
-        varied: tuple[RepeatPart, ...] = ("verdict",) if len(outcomes) > 1 else ()
-        repeats = Repeats(len(outcomes), varied, ())
+        outcomes = len({part.outcome for part in parts})
+        varied: tuple[RepeatPart, ...] = ("verdict",) if outcomes > 1 else ()
+        repeats = Repeats(outcomes, varied, ())
     return first.model_copy(
         update={
             "repeats": len(parts),

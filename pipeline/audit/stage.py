@@ -189,8 +189,8 @@ class Audit:
                 split.append(request)
                 continue
             parts = [request.model_copy(update={"repeats": 1, "part": k}) for k in range(request.repeats)]
-            for part in parts:
-                self.parts_of[part.run_id] = tuple(p.run_id for p in parts)
+            ids = tuple(part.run_id for part in parts)
+            self.parts_of.update(dict.fromkeys(ids, ids))
             split += parts
         return split
 
