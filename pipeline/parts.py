@@ -9,8 +9,7 @@ fix: it is ours, never a program's, and redoing the work that produced the rows 
 Reading (``open_part``, ``read_part``): a part that is not valid Parquet (truncated, overwritten, garbage)
 is a ``CorruptPart`` naming it, with the fix (``surge store check --repair`` moves it aside and records it in
 the quarantine table). An I/O error with an errno (permissions, a vanished disk) is not corruption: the part
-may be fine, so it is never moved, only reported. The ids a part holds (``ids_in_part``) are read once per
-process: the store's stored-run checks ask for them before and while every batch writes.
+may be fine, so it is never moved, only reported. Which ids a table's parts hold is ``pipeline.part_ids``.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import itertools
 import os
 import re
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -207,41 +205,6 @@ def read_part(part: Path, columns: list[str] | None = None) -> pa.Table:
         return pq.ParquetFile(part).read(columns=columns)
     except Exception as error:  # noqa: BLE001 - sorted by read_error: corrupt or I/O
         raise read_error(part, error) from error
-
-
-# part -> (its stat, the ids it holds). A part never changes once renamed into place; it is only replaced
-# whole (a batch's part rewritten, a compaction's merged part), which changes its inode. So the ids of a
-# part are read once per process: a batch's stored-run check reads the parts written since the last one,
-# not every part of the table again (23 parts: 22 -> 0.5 ms a batch). Bounded: past CACHED_IDS_MAX ids it
-# starts over.
-_ids_of_part: dict[tuple[Path, str], tuple[tuple[int, int, int], frozenset[str]]] = {}
-_ids_lock = threading.Lock()
-_cached_ids_count = 0  # the ids held in _ids_of_part, kept as it changes rather than summed per read
-CACHED_IDS_MAX = 500_000
-
-
-def ids_in_part(part: Path, id_field: str) -> frozenset[str]:
-    """The values of a part's ``id_field`` (read once per process while the part stays the same)."""
-    try:
-        stat = part.stat()
-    except OSError as error:
-        raise StoreError(f"cannot read part {part}: {error.strerror}", hint="run the command again") from None
-    key, version = (part, id_field), (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-    with _ids_lock:
-        cached = _ids_of_part.get(key)
-    if cached is not None and cached[0] == version:
-        return cached[1]
-    ids = frozenset(read_part(part, columns=[id_field]).column(id_field).to_pylist())
-    global _cached_ids_count
-    with _ids_lock:
-        replaced = _ids_of_part.pop(key, None)
-        _cached_ids_count -= len(replaced[1]) if replaced else 0
-        if _cached_ids_count + len(ids) > CACHED_IDS_MAX:
-            _ids_of_part.clear()
-            _cached_ids_count = 0
-        _ids_of_part[key] = (version, ids)
-        _cached_ids_count += len(ids)
-    return ids
 
 
 def verify_part(part: Path) -> int:
