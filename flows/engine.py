@@ -85,6 +85,7 @@ class Engine:
         self.api: LocalApi | None = None
         self.early: HeadStart | None = None
         self.slots: threading.BoundedSemaphore | None = None
+        self.slot_count = 0  # batches running programs at once here (0: no bound here, as on Dask)
         self.listeners: list[RowsListener] = []
         self.token: Token[Engine | None] | None = None
         self.chosen: PrefectSettings | None = None
@@ -207,11 +208,12 @@ class Engine:
         a Dask worker). A command runs one batch thread more than that: a batch's own work before its
         first program and after its last (its requests, its part, ~35 ms of a core) then overlaps the
         other batches' programs (pipeline/batches.py, SMALLEST_BATCH)."""
-        before, self.slots = self.slots, threading.BoundedSemaphore(count) if count else None
+        before = self.slots, self.slot_count
+        self.slots, self.slot_count = (threading.BoundedSemaphore(count), count) if count else (None, 0)
         try:
             yield
         finally:
-            self.slots = before
+            self.slots, self.slot_count = before
 
     def batch_slot(self) -> threading.BoundedSemaphore | nullcontext[None]:
         """What a batch of this process holds while it runs programs."""

@@ -25,7 +25,10 @@ from flows.progress import Progress
 from flows.runtime import cluster_threads, publish_summary, task_runner, wait_for_task_runs
 from pipeline.batches import BatchCounts, BatchFailed, batch_id_for
 from pipeline.batches import execute_batch as execute_planned_batch
+from pipeline.records import RunRequest
+from pipeline.stealing import offer, take_unstarted, withdraw
 from pipeline.store import Store
+from sandboxes.languages import spec_for
 
 RETRIES = 2
 RETRY_DELAY_S = 2
@@ -147,46 +150,88 @@ def run_feed(
     (feed, ended), store = engine.feed(feed_id), Store(Path(store_root))
     total = BatchCounts()
     failures: dict[tuple[str, str], None] = {}
-    running: dict[Any, tuple[str, list[str]]] = {}  # future -> (batch id, its run ids)
+    running: dict[Any, RunningBatch] = {}  # future -> its batch
     progress = Progress(job.command, 0, 0, open_ended=True)
 
-    def submit(plan_id: str, batch_id: str, run_ids: list[str]) -> None:
-        progress.grow(batches=1, runs=len(run_ids))
+    def submit(plan_id: str, batch: RunningBatch, new_runs: bool = True) -> None:
+        progress.grow(batches=1, runs=len(batch.run_ids) if new_runs else 0)
         title = f"batch {progress.total_batches} {job.batch_what()}"
-        future = execute_batch.submit(store_root, plan_id, batch_id, unsafe, title=title)
-        running[future] = (batch_id, run_ids)
+        future = execute_batch.submit(store_root, plan_id, batch.batch_id, unsafe, title=title)
+        running[future] = batch
         future.add_done_callback(ended.put)
+
+    def next_batch() -> tuple[list[RunRequest], bool] | None:
+        """The feed's next batch (new runs), or else, with a core idle, runs taken from a running batch."""
+        if (fed := feed.take()) is not None:
+            return fed, True
+        idle_core = len(running) < engine.slot_count
+        taken = taken_from(list(running.values())) if idle_core else None
+        return (taken, False) if taken else None
 
     with progress, engine.rows_heard(progress.rows_stored):
         if first_plan is not None:
-            for batch_id in store.plan_batches(first_plan):
-                submit(first_plan, batch_id, [r.run_id for r in store.batch_requests(first_plan, batch_id)])
+            for batch_id in store.plan_batches(first_plan):  # offered as they were planned (execute_fed)
+                requests = store.batch_requests(first_plan, batch_id)
+                submit(first_plan, RunningBatch(batch_id, [r.run_id for r in requests], stealable(requests)))
         while True:
-            while len(running) < slots and (batch := feed.take()) is not None:
-                run_ids = [request.run_id for request in batch]
-                submit(store.plan([batch]), batch_id_for(run_ids), run_ids)
+            while len(running) < slots and (given := next_batch()) is not None:
+                requests, new_runs = given
+                run_ids = [request.run_id for request in requests]
+                batch = RunningBatch(batch_id_for(run_ids), run_ids, stealable(requests))
+                offer(batch.batch_id)  # before its task can start it
+                submit(store.plan([requests]), batch, new_runs)
             if not running:
                 break
             message = ended.get()
             if isinstance(message, Stored):
                 feed.landed(message.run_ids)
                 continue
-            batch_id, run_ids = running.pop(message)
+            batch = running.pop(message)
+            withdraw(batch.batch_id)
             try:
                 counts = BatchCounts.model_validate(message.result())
             except Exception as error:  # noqa: BLE001 - every failure is reported with its fix below
                 failures.setdefault(failure_of(error))
-                progress.advance(0, failed=True, batch_id=batch_id)
+                progress.advance(0, failed=True, batch_id=batch.batch_id)
             else:
                 total.add(counts)
-                progress.advance(counts.runs + counts.found_stored, batch_id=batch_id)
-            feed.landed(run_ids)  # those it heard of as they were stored are not read again
+                progress.advance(counts.runs + counts.found_stored, batch_id=batch.batch_id)
+            feed.landed(batch.run_ids)  # those it heard of as they were stored are not read again
     batches = progress.total_batches
     summary = {**total.model_dump(), "batches": batches, "failed_batches": progress.failed_batches}
     publish_job_summary(job, summary, list(failures))
     if failures:
         raise JobFailed(summary, list(failures))
     return summary
+
+
+class RunningBatch:
+    """A fed job's batch while its task runs: its run ids (less any taken for another batch), and, if the
+    flow may take from it (``pipeline.stealing``), its requests."""
+
+    def __init__(self, batch_id: str, run_ids: list[str], requests: list[RunRequest] | None = None) -> None:
+        self.batch_id = batch_id
+        self.run_ids = run_ids
+        self.requests = requests or []
+
+
+def stealable(requests: list[RunRequest]) -> list[RunRequest] | None:
+    """The requests, if a batch of them may be taken from: a proof checker's (Lean's) runs its batch
+    whole, never asking what it may start."""
+    return None if any(spec_for(r.program.language).checker for r in requests) else requests
+
+
+def taken_from(running: list[RunningBatch]) -> list[RunRequest] | None:
+    """The later half of the unstarted requests of the running batch with the most runs left (the next
+    if that one has started all but one), moved out of that batch."""
+    for batch in sorted(running, key=lambda b: len(b.run_ids), reverse=True):
+        taken = set(take_unstarted(batch.batch_id, batch.run_ids)) if batch.requests else set()
+        if taken:
+            batch.run_ids = [run_id for run_id in batch.run_ids if run_id not in taken]
+            moved = [request for request in batch.requests if request.run_id in taken]
+            batch.requests = [request for request in batch.requests if request.run_id not in taken]
+            return moved
+    return None
 
 
 def publish_job_summary(job: JobLabel, summary: dict[str, Any], failures: list[tuple[str, str]]) -> None:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from pipeline.errors import SurgeError
 from pipeline.records import QuarantinedRecord, RunRequest, RunResult, Verdict, content_id
+from pipeline.stealing import running_batch
 
 if TYPE_CHECKING:  # the store (pyarrow) loads when a batch runs, not when the CLI builds its parser
     from pipeline.store import Store
@@ -236,6 +237,7 @@ def execute_batch(
                 slot or nullcontext(),
                 # the name run ids record: the registry knows its backend (bwrap's unsafe-local too)
                 open_backend(todo[0].backend, unsafe=unsafe, workers=1) as sandbox,
+                running_batch(batch_id),
             ):
                 for result in sandbox.run_batch(todo):
                     rows.add(result)

@@ -42,6 +42,7 @@ from pipeline.records import (
     Verdict,
     compare_repeats,
 )
+from pipeline.stealing import starting
 from pipeline.stopping import check_not_stopping
 from sandboxes.compile_cache import CompileCache, RunMemo
 from sandboxes.inner.protocol import JobResult
@@ -311,6 +312,8 @@ class Driver:
 
     def one(self, request: RunRequest) -> Iterator[RunResult]:
         check_not_stopping()
+        if not starting(request.run_id):  # the flow took it for a free slot (pipeline/stealing.py)
+            return
         core, started = self.core, datetime.now(UTC)
         spec = spec_for(request.program.language)
         place, answered = core.locate(request, spec, started)

@@ -133,6 +133,7 @@ def execute_fed(
     from flows.engine import using_engine
     from flows.run_programs import fed_slots, run_fed_job
     from flows.runtime import default_workers
+    from pipeline.stealing import offer
 
     check_before_work(backends, batching, unsafe)
     workers = batching.workers or default_workers()
@@ -141,6 +142,8 @@ def execute_fed(
     first = [] if dask_address else [b for _ in range(threads) if (b := feed.take()) is not None]
     first_plan = store.plan(first) if first else None
     early_ids = list(store.plan_batches(first_plan)) if first_plan else []
+    for batch_id in early_ids:  # the flow may take what the head start's batches have not started
+        offer(batch_id)
     with (
         using_engine() as engine,
         prompt_batch_threads(),

@@ -211,6 +211,35 @@ def test_a_long_run_moves_its_label_on_while_the_rest_of_its_batch_runs(
     assert repeated.provenance.started_at.timestamp() < ends_at(slow)
 
 
+def test_a_free_core_takes_the_programs_a_running_batch_has_not_started(
+    tmp_path: Path, require_bwrap: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four labels of 1.5-s programs given as one batch (``--batch-size 4``) on two cores: with nothing
+    else queued, the flow takes the half its batch has not started (pipeline/stealing.py), so two of the
+    programs run beside the other two, not all four one after another on one core."""
+    from contextlib import contextmanager
+
+    from flows.engine import Engine
+    from pipeline import cli
+
+    monkeypatch.setattr(Engine, "head_start", contextmanager(lambda *args, **kwargs: iter([None])))
+    folder = tmp_path / "release"
+    folder.mkdir()
+    records = [ml_record(f"import time\ntime.sleep(1.5)\nprint({n})\n", str(n)) for n in range(4)]
+    (folder / "ml.json").write_text(json.dumps(records))
+    store = tmp_path / "store"
+    argv = ["audit", str(folder), "--store", str(store), "--batch-size", "4", "--workers", "2", "--json"]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["labels"], summary["reproduced"]) == (4, 4)
+
+    runs = list(Store(store).runs.records())
+    spans = sorted((r.provenance.started_at.timestamp(), r.run.wall_s) for r in runs if r.run is not None)
+    assert len(spans) == 4
+    overlapping = [(a, b) for a, b in zip(spans, spans[1:], strict=False) if b[0] < a[0] + a[1]]
+    assert overlapping, f"the four programs ran one after another: {spans}"
+
+
 def with_toolchains(monkeypatch: pytest.MonkeyPatch, toolchain: Callable[[RunRequest], str]) -> None:
     """Every profile available, and each request's toolchain id as ``toolchain`` names it."""
     from pipeline.audit.stage import Audit
