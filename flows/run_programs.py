@@ -11,6 +11,7 @@ reads the failures from the flow's final state and exits non-zero with each reas
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from flows.progress import Progress
 from flows.runtime import cluster_threads, publish_summary, task_runner, wait_for_task_runs
 from pipeline.batches import BatchCounts, BatchFailed, batch_id_for
 from pipeline.batches import execute_batch as execute_planned_batch
+from pipeline.errors import ConfigurationError
 from pipeline.records import RunRequest
 from pipeline.stealing import offer, take_unstarted, withdraw
 from pipeline.store import Store
@@ -205,20 +207,27 @@ def run_feed(
     return summary
 
 
+@dataclass
 class RunningBatch:
     """A fed job's batch while its task runs: its run ids (less any taken for another batch), and, if the
-    flow may take from it (``pipeline.stealing``), its requests."""
+    flow may take from it (``pipeline.stealing``), its requests (else none)."""
 
-    def __init__(self, batch_id: str, run_ids: list[str], requests: list[RunRequest] | None = None) -> None:
-        self.batch_id = batch_id
-        self.run_ids = run_ids
-        self.requests = requests or []
+    batch_id: str
+    run_ids: list[str]
+    requests: list[RunRequest]
 
 
-def stealable(requests: list[RunRequest]) -> list[RunRequest] | None:
-    """The requests, if a batch of them may be taken from: a proof checker's (Lean's) runs its batch
-    whole, never asking what it may start."""
-    return None if any(spec_for(r.program.language).checker for r in requests) else requests
+def stealable(requests: list[RunRequest]) -> list[RunRequest]:
+    """The requests, if a batch of them may be taken from, else none: a proof checker's (Lean's) runs its
+    batch whole, never asking what it may start."""
+    return [] if any(checked_elsewhere(r.program.language) for r in requests) else requests
+
+
+def checked_elsewhere(language: str) -> bool:
+    try:
+        return spec_for(language).checker is not None
+    except ConfigurationError:  # no spec: its batch refuses it before anything starts
+        return False
 
 
 def taken_from(running: list[RunningBatch]) -> list[RunRequest] | None:
