@@ -25,8 +25,10 @@ CORE_MODULES = {
     "pipeline.schema",
     "pipeline.store",
     "pipeline.parts",
+    "pipeline.part_ids",
     "pipeline.errors",
     "pipeline.stopping",
+    "pipeline.stealing",
     "pipeline.plugins",
     "pipeline",
     # The backends' vocabulary, like the languages': their names, the one interface and the specs'
