@@ -9,7 +9,8 @@ Between the two sides, this registry of the batches the flow offered (``offered`
 asks before it starts each program (``starting``, from ``sandboxes.core``), and a request taken elsewhere
 is skipped (no result: its thief's batch stores it); a request it started can no longer be taken. The
 driver's thread names its batch (``running_batch``). In-process only: a batch on a Dask worker, or one
-the flow did not offer (a planned job's, the head start's), is never asked about and never stolen from.
+nobody offered (a planned job's), is never asked about and never stolen from. A fed job's head start
+offers its batches as it plans them (``pipeline.stages.batches.execute_fed``), before any can start.
 """
 
 from __future__ import annotations
