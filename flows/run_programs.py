@@ -174,12 +174,12 @@ def run_feed(
         if first_plan is not None:
             for batch_id in store.plan_batches(first_plan):  # offered as they were planned (execute_fed)
                 requests = store.batch_requests(first_plan, batch_id)
-                submit(first_plan, RunningBatch(batch_id, [r.run_id for r in requests], stealable(requests)))
+                submit(first_plan, RunningBatch(batch_id, requests, stealable(requests)))
         while True:
             while len(running) < slots and (given := next_batch()) is not None:
                 requests, new_runs = given
-                run_ids = [request.run_id for request in requests]
-                batch = RunningBatch(batch_id_for(run_ids), run_ids, stealable(requests))
+                batch_id = batch_id_for([request.run_id for request in requests])
+                batch = RunningBatch(batch_id, requests, stealable(requests))
                 offer(batch.batch_id)  # before its task can start it
                 submit(store.plan([requests]), batch, new_runs)
             if not running:
@@ -209,18 +209,22 @@ def run_feed(
 
 @dataclass
 class RunningBatch:
-    """A fed job's batch while its task runs: its run ids (less any taken for another batch), and, if the
-    flow may take from it (``pipeline.stealing``), its requests (else none)."""
+    """A fed job's batch while its task runs: its requests (less any taken for another batch), and
+    whether the flow may take from it (``pipeline.stealing``)."""
 
     batch_id: str
-    run_ids: list[str]
     requests: list[RunRequest]
+    stealable: bool
+
+    @property
+    def run_ids(self) -> list[str]:
+        return [request.run_id for request in self.requests]
 
 
-def stealable(requests: list[RunRequest]) -> list[RunRequest]:
-    """The requests, if a batch of them may be taken from, else none: a proof checker's (Lean's) runs its
-    batch whole, never asking what it may start."""
-    return [] if any(checked_elsewhere(r.program.language) for r in requests) else requests
+def stealable(requests: list[RunRequest]) -> bool:
+    """Whether a batch of these may be taken from: a proof checker's (Lean's) runs its batch whole,
+    never asking what it may start."""
+    return not any(checked_elsewhere(r.program.language) for r in requests)
 
 
 def checked_elsewhere(language: str) -> bool:
@@ -233,10 +237,9 @@ def checked_elsewhere(language: str) -> bool:
 def taken_from(running: list[RunningBatch]) -> list[RunRequest] | None:
     """The later half of the unstarted requests of the running batch with the most runs left (the next
     if that one has started all but one), moved out of that batch."""
-    for batch in sorted(running, key=lambda b: len(b.run_ids), reverse=True):
-        taken = set(take_unstarted(batch.batch_id, batch.run_ids)) if batch.requests else set()
+    for batch in sorted(running, key=lambda b: len(b.requests), reverse=True):
+        taken = set(take_unstarted(batch.batch_id, batch.run_ids)) if batch.stealable else set()
         if taken:
-            batch.run_ids = [run_id for run_id in batch.run_ids if run_id not in taken]
             moved = [request for request in batch.requests if request.run_id in taken]
             batch.requests = [request for request in batch.requests if request.run_id not in taken]
             return moved

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeGuard, TypeVar
 
@@ -35,7 +36,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from pipeline.errors import StoreError
-from pipeline.part_ids import indexed
+from pipeline.part_ids import PartIds, indexed
 from pipeline.parts import (
     CorruptPart,
     StoreWriteError,
@@ -176,11 +177,11 @@ class Table(Generic[Record]):
         part for it grew with the store, 0.2-0.3 s a batch at 57 parts, one core idle while the flow's
         thread did it."""
         ids = {str(id_) for id_ in wanted} if is_value_list(wanted) else {str(wanted)}  # ids are text
-        with indexed(self.folder, self.id_field, listed_parts) as index:
+        with self.id_index() as index:
             return [self.folder / name for name in index.holding(ids)]
 
     def existing_ids(self) -> set[str]:
-        with indexed(self.folder, self.id_field, listed_parts) as index:
+        with self.id_index() as index:
             return set(index.holders)
 
     def ids_among(self, ids: Iterable[str]) -> set[str]:
@@ -188,8 +189,12 @@ class Table(Generic[Record]):
         wanted = set(ids)
         if not wanted:
             return set()
-        with indexed(self.folder, self.id_field, listed_parts) as index:
+        with self.id_index() as index:
             return index.among(wanted)
+
+    def id_index(self) -> AbstractContextManager[PartIds]:
+        """The table's id index, up to date with its parts, held for one question."""
+        return indexed(self.folder, self.id_field, listed_parts)
 
     def records(self, where: Where | None = None) -> Iterator[Record]:
         for row in self.read(where=where).to_pylist():
