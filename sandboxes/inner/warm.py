@@ -277,25 +277,23 @@ def working(pid: int) -> bool:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return False
-    for thread in threads:
-        try:
-            with open(f"/proc/{pid}/task/{thread}/stat", "rb") as handle:
-                state = handle.read().rsplit(b")", 1)[1].split(None, 1)[0]
-        except OSError:  # the thread ended between the listing and the read
-            continue
-        if state in (b"R", b"D"):
-            return True
-    return False
+    states = (stat_fields(f"/proc/{pid}/task/{thread}/stat") for thread in threads)
+    return any(fields is not None and fields[0] in (b"R", b"D") for fields in states)  # None: it ended
 
 
 def cpu_ticks(pid: int) -> tuple[int, int] | None:
     """(user, system) clock ticks of a live process, all its threads; None once it is gone."""
+    fields = stat_fields(f"/proc/{pid}/stat")
+    return None if fields is None else (int(fields[11]), int(fields[12]))
+
+
+def stat_fields(path: str) -> list[bytes] | None:
+    """The fields of a /proc stat file after the command's name (its state first); None once gone."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
+        with open(path, "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()
     except OSError:
         return None
-    return int(fields[11]), int(fields[12])
 
 
 def server_cpu(server: Server) -> tuple[float, float]:
