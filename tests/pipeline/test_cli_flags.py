@@ -95,3 +95,31 @@ def test_help_has_no_unfilled_placeholder(name: str) -> None:
     for action in parser._actions:
         shown = formatter._expand_help(action) if action.help else ""
         assert not re.search(r"\{[A-Za-z_][A-Za-z_0-9]*\}", shown), (action.option_strings, shown)
+
+
+def test_a_command_loads_its_own_module_alone_and_help_loads_them_all() -> None:
+    """A fresh interpreter: `surge stats` imports no other command's module (each costs CPU at every
+    start); `surge --help` and an unknown command still name every command."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, contextlib\n"
+        "from pipeline.cli import COMMANDS, build_parser\n"
+        "with contextlib.suppress(SystemExit):\n"
+        "    build_parser(sys.argv[1:]).parse_args(sys.argv[1:])\n"
+        "print(sorted(n for n, m in COMMANDS.items() if m in sys.modules))\n"
+    )
+
+    def loaded(*words: str) -> tuple[str, str]:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *words], capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip().splitlines()[-1], done.stdout + done.stderr
+
+    assert loaded("stats", "--json")[0] == "['stats']"
+    everything = str(sorted(COMMANDS))
+    shown, usage = loaded("--help")
+    assert shown == everything and all(name in usage for name in COMMANDS)
+    shown, refusal = loaded("no-such-command")
+    assert shown == everything and all(name in refusal for name in COMMANDS)
