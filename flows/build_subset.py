@@ -15,13 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from flows.engine import using_engine
 from flows.naming import job_tags, summary_markdown
 from flows.progress import Tallies
 from flows.runtime import FailedWithSummary, publish_summary, summary_of, task_runner
+from flows.surge_flow import surge_flow
 from pipeline.build import steps
 from pipeline.build.failures import Ours
 from pipeline.build.records import BuildConfig
@@ -65,7 +66,7 @@ def write_dataset(store_root: str, config: BuildConfig, n: int, before: int | No
     return steps.write_dataset(Store(store_root), config, n, before)
 
 
-@flow(name="surge-build-subset", log_prints=False)
+@surge_flow("surge-build-subset")
 def build_subset(store_root: str, config: BuildConfig, n: int) -> dict[str, Any]:
     # Items with an outcome (kept or dropped) of the items planned so far, and rows kept of the n asked:
     # the plan grows by a round while too few rows are kept, and the items' total grows with it.

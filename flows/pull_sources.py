@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 
@@ -18,6 +18,7 @@ from flows.engine import using_engine
 from flows.naming import job_tags, named, summary_markdown
 from flows.progress import Tallies
 from flows.runtime import FailedWithSummary, publish_summary, summary_of, task_runner
+from flows.surge_flow import surge_flow
 from pipeline.errors import SurgeError
 from pipeline.observe import Tally
 from pipeline.store import Store
@@ -58,7 +59,7 @@ def summarise(outcome: PullOutcome, new_items: int) -> dict[str, Any]:
     }
 
 
-@flow(name="surge-pull", log_prints=False)
+@surge_flow("surge-pull")
 def pull_sources(
     names: list[str], cache_root: str, store_root: str, mirrors: dict[str, str], commits: dict[str, str]
 ) -> dict[str, dict[str, Any]]:

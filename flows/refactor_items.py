@@ -15,13 +15,14 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from prefect import flow, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 
 from flows.engine import using_engine
 from flows.progress import Tallies
 from flows.runtime import task_runner
+from flows.surge_flow import surge_flow
 from pipeline.llm import LLMClient, LLMSettings
 from pipeline.observe import Tally
 from pipeline.records import SourceItem, content_id
@@ -66,7 +67,7 @@ def refactor_batch(
         return [loop.refactor(item) for item in read_work_range(work, start, stop)]
 
 
-@flow(name="surge-refactor", log_prints=False)
+@surge_flow("surge-refactor")
 def refactor_items(
     work: str,
     count: int,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 
@@ -24,6 +24,7 @@ from flows.head_start import as_they_end
 from flows.naming import JobLabel, summary_markdown
 from flows.progress import Progress
 from flows.runtime import cluster_threads, publish_summary, task_runner, wait_for_task_runs
+from flows.surge_flow import surge_flow
 from pipeline.batches import BatchCounts, BatchFailed, batch_id_for
 from pipeline.batches import execute_batch as execute_planned_batch
 from pipeline.errors import ConfigurationError
@@ -97,7 +98,7 @@ def failure_of(error: BaseException) -> tuple[str, str]:
     return f"a batch crashed: {error!r}", "run again (finished batches are kept); if it persists, report it"
 
 
-@flow(name="surge-run", log_prints=False)
+@surge_flow("surge-run")
 def run_plan(store_root: str, plan_id: str, unsafe: bool, job: JobLabel) -> dict[str, Any]:
     engine = current_engine()
     engine.stop_head_start()  # before any claim: a batch is the head start's or its task's, never both
@@ -137,7 +138,7 @@ def run_plan(store_root: str, plan_id: str, unsafe: bool, job: JobLabel) -> dict
     return summary
 
 
-@flow(name="surge-run", log_prints=False)
+@surge_flow("surge-run")
 def run_feed(
     store_root: str, feed_id: str, unsafe: bool, job: JobLabel, slots: int, first_plan: str | None = None
 ) -> dict[str, Any]:
