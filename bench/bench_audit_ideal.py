@@ -22,8 +22,9 @@ and where the difference goes, in seconds of wall time, which add up to wall - i
     audit_finish_s                 from the last program's end to the command's exit (the last rows, the
                                    report, the summary)
 and, read from the machine's own counters (/proc/stat, so run it on a quiet machine), whether a core was
-really idle: "idle cores" counts only time no program's row holds, and a compiler's seed, a warm
-compile's cold check, the runners and the command's own Python hold none, yet keep a core busy:
+really idle: "idle cores" counts only time no program's row holds (a row holds its compile's wall time
+and its ``setup_wall_s``: a compiler's seed, a warm server's start and cold check), and the runners and
+the command's own Python hold none, yet keep a core busy:
     audit_machine_cpu_s            CPU seconds the whole machine spent while the command ran
     audit_beyond_programs_cpu_s    audit_machine_cpu_s - audit_programs_cpu_s: what the command spent
                                    around its programs
@@ -190,7 +191,9 @@ def program_span(run: RunResult) -> tuple[float, float, float]:
     compile's time was spent, and counted, by the run that made it) and each repeat of its run."""
     compile_wall = compile_cpu = 0.0
     if run.compile is not None and not run.compile.detail.startswith(COMPILE_CACHE_HIT):
-        compile_wall, compile_cpu = run.compile.wall_s, run.compile.cpu_user_s + run.compile.cpu_sys_s
+        # a seed's or warm server's start (setup_wall_s) held the core too, its CPU in the compile's
+        compile_wall = run.compile.wall_s + (run.compile.setup_wall_s or 0.0)
+        compile_cpu = run.compile.cpu_user_s + run.compile.cpu_sys_s
     run_wall = run_cpu = 0.0
     if run.run is not None:
         run_wall = run.run.wall_s * run.repeats

@@ -382,6 +382,13 @@ class PhaseResult(Frozen):
     cpu_user_s: float = 0.0
     cpu_sys_s: float = 0.0
     wall_s: float = 0.0
+    setup_wall_s: float | None = Field(
+        default=None,
+        description="a compile's wall seconds beyond wall_s on work a cold compile does not do: a compiler's "
+        "seed, a warm server's start, a warm answer checked against the cold one or thrown away, the workdir "
+        "handed to the server and back; None: a compile with neither seed nor server (or a row stored "
+        "before it was measured)",
+    )
     max_rss_kib: int = 0
     verdict: Verdict
     detail: str = Field(default="", description="why, for verdicts the streams do not explain")

@@ -71,8 +71,10 @@ COMPACTION_JOURNAL = ".compaction.json"
 # 5: runs keep the run phase of each repeat whose outcome differs from the first's (``other_runs``), so a
 # label judged on less than the raw streams (a self-check's verdict) is judged on every repeat; older rows
 # read back with none.
-SCHEMA_VERSION = "5"
-RUN_ID_RULE_OF_SCHEMA = {"1": 1, "2": 2, "3": 2, "4": 2, "5": 2}
+# 6: a phase says the wall time its runner spent beyond the phase's own on a compiler's seed or warm server
+# (``PhaseResult.setup_wall_s``); older rows read back with none (null).
+SCHEMA_VERSION = "6"
+RUN_ID_RULE_OF_SCHEMA = {"1": 1, "2": 2, "3": 2, "4": 2, "5": 2, "6": 2}
 
 
 def old_run_id_rule_rows(rows_by_schema_version: dict[str, int]) -> int:

@@ -409,6 +409,7 @@ def to_phase(run: RawRun, verdict: Verdict, note: str = "") -> PhaseResult:
         cpu_user_s=run["cpu_user_s"],
         cpu_sys_s=run["cpu_sys_s"],
         wall_s=run["wall_s"],
+        setup_wall_s=run.get("setup_wall_s"),
         max_rss_kib=run["max_rss_kib"],
     )
 

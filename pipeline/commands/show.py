@@ -101,7 +101,8 @@ def render_phase(name: str, phase: PhaseResult) -> list[str]:
         f"{name}: {phase.verdict}  ({status})" + (f"  {phase.detail}" if phase.detail else ""),
         f"  command: {' '.join(phase.command)}",
         f"  cpu {phase.cpu_user_s + phase.cpu_sys_s:.3f} s  wall {phase.wall_s:.3f} s"
-        f"  max rss {phase.max_rss_kib} KiB",
+        + (f" (+{phase.setup_wall_s:.3f} s the runner's seed or warm compiler)" if phase.setup_wall_s else "")
+        + f"  max rss {phase.max_rss_kib} KiB",
     ]
     for stream in ("stdout", "stderr"):
         text: str = getattr(phase, stream)

@@ -120,6 +120,9 @@ class RawRun(_RunRequired, total=False):
 
     stdout_b64: str
     stderr_b64: str
+    # A compile's wall time beyond ``wall_s`` spent on work a cold compile does not do (warm.py): a
+    # compiler's seed, a warm server's start, a warm answer checked against a cold compile or thrown away.
+    setup_wall_s: float
 
 
 class PhaseRuns(TypedDict):

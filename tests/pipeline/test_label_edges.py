@@ -12,7 +12,7 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.records import LabelProtocol, PhaseResult, RunResult, Verdict
-from pipeline.store import Store
+from pipeline.store import SCHEMA_VERSION, Store
 from tests.factories import make_result
 
 NOT_UTF8 = b"A\xff\xfeB"
@@ -56,12 +56,12 @@ def test_streams_outside_the_label_do_not_make_it_vary_but_a_split_of_the_same_b
 
 def schema_3_part(part: Path) -> None:
     """Rewrite a part as schema 3 wrote it: no ``varied``, ``label_bytes`` nor ``other_runs``, phases
-    without bytes."""
+    without bytes nor setup time."""
     table = pq.read_table(part)
     table = table.drop_columns(["varied", "label_bytes", "other_runs"])
     for name in ("compile", "run"):
         column = table.column(name).combine_chunks()
-        kept = [f for f in column.type if not f.name.endswith("_bytes")]
+        kept = [f for f in column.type if not f.name.endswith("_bytes") and f.name != "setup_wall_s"]
         older = pa.StructArray.from_arrays(
             [column.field(f.name) for f in kept], fields=kept, mask=column.is_null()
         )
@@ -83,6 +83,7 @@ def test_parts_before_varied_was_recorded_read_back_with_their_stdout_as_what_va
     read = {r.run_id: r for r in store.runs.records()}
     assert read[unstable.run_id].varied == ("stdout",) and not read[unstable.run_id].deterministic
     assert read[make_result().run_id].varied == () and read[make_result().run_id].run.stdout_bytes is None
+    assert read[make_result().run_id].run.setup_wall_s is None  # not measured then
 
     exits = make_result("exit(random())", "").model_copy(
         update={"distinct_outputs": 3, "varied": ("exit_code",)}
@@ -93,6 +94,6 @@ def test_parts_before_varied_was_recorded_read_back_with_their_stdout_as_what_va
     stats = json.loads(capsys.readouterr().out)
     assert stats["nondeterministic"] == 2
     assert stats["nondeterministic_by_part"] == {"stdout": 1, "exit_code": 1}
-    assert stats["rows_by_schema_version"] == {"3": 2, "5": 2}
+    assert stats["rows_by_schema_version"] == {"3": 2, SCHEMA_VERSION: 2}
     assert main(["stats", "--store", str(tmp_path)]) == 0
     assert "2 non-deterministic runs: 1 stdout, 1 exit_code" in capsys.readouterr().out

@@ -209,3 +209,13 @@ def test_a_programs_output_is_never_read_as_markup() -> None:
     screen = io.StringIO()
     draw(["[red]printed[/red]", Table(("run", "stdout"), [("a", "[bold]x[/bold]")])], screen)
     assert "[red]printed[/red]" in screen.getvalue() and "[bold]x[/bold]" in screen.getvalue()
+
+
+def test_show_says_a_compiles_setup_apart_from_its_own_wall_time() -> None:
+    from pipeline.commands.show import render_phase
+    from pipeline.records import PhaseResult, Verdict
+
+    seeded = PhaseResult(verdict=Verdict.OK, cpu_user_s=5.0, wall_s=0.2, setup_wall_s=4.5)
+    assert "wall 0.200 s (+4.500 s the runner's seed or warm compiler)" in render_phase("compile", seeded)[2]
+    cold = seeded.model_copy(update={"setup_wall_s": None})
+    assert "(+" not in render_phase("compile", cold)[2]

@@ -28,6 +28,8 @@ COMPILE = "cp /app/test.toy /app/out.txt || exit 1; grep -q FAIL /app/test.toy &
 SERVER = """\
 import os, sys
 BEHAVIOUR = {behaviour!r}
+if BEHAVIOUR == "slow":
+    import time; time.sleep({start_s})
 if BEHAVIOUR == "noisy":
     sys.stderr.write("a warning a cold start would print every time\\n"); sys.stderr.flush()
 for line in sys.stdin.buffer:
@@ -54,7 +56,7 @@ class ToySpec(LanguageSpec):
 
 def toy_spec(behaviour: str) -> ToySpec:
     marker = f"surge-toycc-{behaviour}-{os.getpid()}"
-    server = ("python3", "-c", f"# {marker}\n" + SERVER.format(behaviour=behaviour))
+    server = ("python3", "-c", f"# {marker}\n" + SERVER.format(behaviour=behaviour, start_s=SLOW_START_S))
     return ToySpec(
         language=TOY,
         display_name="ToyCC",
@@ -119,6 +121,7 @@ def server_uids(spec: ToySpec) -> set[int]:
     return found
 
 
+SLOW_START_S = 0.6  # a "slow" server's start, before it reads its first request
 TEXTS = ["one\n", "two\n", "FAIL three\n", "four\n"]
 COLD = [("", "ok", "one\n"), ("", "ok", "two\n"), ("cold\n", "compile_error", ""), ("", "ok", "four\n")]
 
@@ -137,3 +140,23 @@ def test_a_server_that_differs_from_the_cold_compiler_is_never_used(toycc: ToySp
     facts, _ = run(TEXTS, tmp_path)
     assert facts == COLD
     assert not server_uids(toycc), "a server caught differing was kept"
+
+
+@pytest.mark.parametrize("toycc", ["slow"], indirect=True)
+def test_a_servers_start_is_said_apart_from_the_compiles_own_wall_time(
+    toycc: ToySpec, tmp_path: Path
+) -> None:
+    """The first program's compile waited for the server's start and ran cold beside it: its wall time
+    is the cold compile's, the start is its ``setup_wall_s``; the next ones pay only the hand-over."""
+    require_tool("bwrap")
+    if os.getuid() != 0:
+        pytest.skip("warm compilers need a runner that is root (bwrap as root): a uid for the server")
+    from sandboxes.backends.bwrap import BwrapBackend
+
+    with BwrapBackend(cache_dir=tmp_path) as backend:
+        results = list(backend.run_batch([request(program(text)) for text in ("one\n", "two\n", "four\n")]))
+    compiles = [result.compile for result in results]
+    assert all(phase is not None and phase.verdict.value == "ok" for phase in compiles)
+    first, *later = [(phase.wall_s, phase.setup_wall_s) for phase in compiles if phase is not None]
+    assert first[0] < SLOW_START_S <= (first[1] or 0.0), first
+    assert all(setup is not None and setup < SLOW_START_S / 2 for _, setup in later), later
