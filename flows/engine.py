@@ -147,7 +147,6 @@ class Engine:
         if "prefect.flows" in sys.modules:
             return
         with collector_paused():
-            import fastapi.encoders  # noqa: F401  (a flow run's creation serializes its parameters with it)
             import prefect.flows  # noqa: F401  (the flow and task engines, their futures and cache policies)
 
     @contextmanager

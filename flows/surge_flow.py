@@ -1,18 +1,28 @@
-"""The flow every surge flow is: Prefect's, its run's parameters serialized by pydantic's encoder.
+"""The flow every surge flow is: Prefect's, with two differences.
 
-Prefect stores a flow run's parameters after serializing them with FastAPI's ``jsonable_encoder``, the
-one thing FastAPI is imported for in a command's process: ~0.13 s of CPU at each command's first flow
-run, on its critical path. Our flows take references (store paths, ids, counts) and pydantic records
-(a job's label, a build's configuration), which pydantic's own encoder turns into the same JSON; a value
-it cannot encode is stored as Prefect stores one: its type's name in angle brackets.
+- **Its run's parameters are serialized by pydantic's encoder.** Prefect serializes them with FastAPI's
+  ``jsonable_encoder``, the one thing FastAPI was imported for in a command's process: ~0.13 s of CPU at
+  each command's first flow run, on its critical path. Our flows take references (store paths, ids,
+  counts) and pydantic records (a job's label, a build's configuration), which pydantic's own encoder
+  turns into the same JSON; a value it cannot encode is stored as Prefect stores one: its type's name in
+  angle brackets.
+- **Its task runs carry no tags; the flow run carries the job's** (``Engine.tagged``), which the UI's
+  filters find. A task run with tags asks the API for the tags' concurrency limits as it starts (Prefect
+  remembers "none" for 5 s). With Prefect's SQLite database that request's transaction was refused
+  ("database is locked", HTTP 503) when it met another write, as batches ended and the next ones started,
+  and Prefect's client asked again only after a 2-s backoff: in one audit in two of the bench's mix, two
+  batches waited ~2.2 s with a core idle (seen in the task runs' Pending-to-Running times).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from prefect import Flow
+from prefect.context import TagsContext
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 P = ParamSpec("P")
@@ -42,6 +52,15 @@ def surge_flow(name: str) -> Callable[[Callable[P, R]], SurgeFlow[P, R]]:
     """``@surge_flow("surge-run")``: as ``@flow(name=..., log_prints=False)``; our flows never print."""
 
     def decorate(function: Callable[P, R]) -> SurgeFlow[P, R]:
-        return SurgeFlow(fn=function, name=name, log_prints=False)
+        @functools.wraps(function)
+        def body(*args: P.args, **kwargs: P.kwargs) -> R:
+            with TagsContext(current_tags=set()):  # the flow run is tagged; its task runs are not
+                return function(*args, **kwargs)
+
+        # Prefect validates the parameters against the signature, its annotations resolved in the module of
+        # the function it is given (this one, where the flow's parameter types are not defined): so the
+        # function's own signature goes with it, resolved where the function was written.
+        body.__signature__ = inspect.signature(function, eval_str=True)  # type: ignore[attr-defined]
+        return SurgeFlow(fn=body, name=name, log_prints=False)
 
     return decorate

@@ -193,3 +193,18 @@ def test_the_api_server_ends_after_its_command_finished_which_did_not_wait_for_i
     assert [(row.verdict.value, row.label) for row in Store(tmp_path / "store").runs.records()] == [
         ("ok", "1\n")
     ]
+
+
+def test_the_flow_run_carries_the_jobs_tags_and_its_task_runs_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], require_bwrap: None
+) -> None:
+    """A task run's tags would make it ask the API for their concurrency limits as it starts, a request
+    Prefect's SQLite database refused now and then, held 2 s by the client's backoff (flows/surge_flow.py)."""
+    store = tmp_path / "store"
+    programs = write_programs(tmp_path / "p.jsonl", ["print(1)", "print(2)"])
+    assert main(["run", str(programs), "--store", str(store), "--batch-size", "1", "--json"]) == 0
+    flow_runs, task_runs = prefect_runs()
+    (flow_run,) = [run for run in flow_runs if str(store) in json.dumps(run.parameters)]
+    assert {"run", "profile:default"} <= set(flow_run.tags)
+    batches = [task for task in task_runs if task.flow_run_id == flow_run.id]
+    assert len(batches) == 2 and all(task.tags == [] for task in batches), [t.tags for t in batches]
