@@ -237,7 +237,7 @@ def checked_elsewhere(language: str) -> bool:
 
 def taken_from(running: list[RunningBatch]) -> list[RunRequest] | None:
     """The later half of the unstarted requests of the running batch with the most runs left (the next
-    if that one has started all but one), moved out of that batch."""
+    if that one has started them all), moved out of that batch."""
     for batch in sorted(running, key=lambda b: len(b.requests), reverse=True):
         taken = set(take_unstarted(batch.batch_id, batch.run_ids)) if batch.stealable else set()
         if taken:

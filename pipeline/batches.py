@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from pipeline.errors import SurgeError
 from pipeline.records import QuarantinedRecord, RunRequest, RunResult, Verdict, content_id
-from pipeline.stealing import running_batch
+from pipeline.stealing import running_batch, starting
 
 if TYPE_CHECKING:  # the store (pyarrow) loads when a batch runs, not when the CLI builds its parser
     from pipeline.store import Store
@@ -239,6 +239,9 @@ def execute_batch(
                 open_backend(todo[0].backend, unsafe=unsafe, workers=1) as sandbox,
                 running_batch(batch_id),
             ):
+                # a backend that does not ask before each program (or does not say) starts them all now
+                if not getattr(sandbox, "asks_before_starting", False):
+                    todo = [request for request in todo if starting(request.run_id)]
                 for result in sandbox.run_batch(todo):
                     rows.add(result)
     counts = rows.counts
@@ -406,13 +409,7 @@ def stored_at_once(result: RunResult, at_once_s: float) -> bool:
     """A long run, or news that reorders the feed: a toolchain found missing sends every queued run of
     that toolchain first (pipeline/audit/feed.py), and held to its batch's end that news came 20-30 s
     late in CRUXEval-X's audit, its Julia and Swift labels waiting on it."""
-    return result.verdict is Verdict.TOOLCHAIN_MISSING or run_wall_s(result) >= at_once_s
-
-
-def run_wall_s(result: RunResult) -> float:
-    """A result's time in its sandbox: its compile and each repeat of its run (a row keeps the first)."""
-    compile_s = result.compile.wall_s if result.compile is not None else 0.0
-    return compile_s + (result.run.wall_s * result.repeats if result.run is not None else 0.0)
+    return result.verdict is Verdict.TOOLCHAIN_MISSING or result.held_s >= at_once_s
 
 
 def batch_id_for(run_ids: list[str]) -> str:

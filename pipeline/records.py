@@ -629,6 +629,14 @@ class RunResult(Frozen):
         return self.distinct_outputs <= 1
 
     @property
+    def held_s(self) -> float:
+        """The wall time the run held its core: its compile (with its runner's setup for it) and each
+        repeat of its run (a row keeps the first repeat's)."""
+        compiled = self.compile
+        compile_s = compiled.wall_s + (compiled.setup_wall_s or 0.0) if compiled is not None else 0.0
+        return compile_s + (self.run.wall_s * self.repeats if self.run is not None else 0.0)
+
+    @property
     def outcome(self) -> tuple[bytes, Verdict, int | None, str | None]:
         """What two runs of one request must share to agree (as repeats do, ``compare_repeats``): the
         label byte for byte, the verdict, and the run's exit status and signal."""

@@ -2,8 +2,10 @@
 
 A batch runs its programs one after another on one core. A fed job's expected times are partly guesses
 (a first round's from a program's size), so near its end the queue can be empty while one batch still
-holds several programs it has not started, the other core idle. There the flow takes the later half of
-that batch's unstarted requests and runs them as a batch of its own (``flows/run_programs.py``).
+holds programs it has not started, the other core idle. There the flow takes the later half of that
+batch's unstarted requests (the last one too) and runs them as a batch of its own
+(``flows/run_programs.py``). A program the driver queued ahead in its runner is started: behind a long
+one it queues none (``sandboxes.core.QUEUE_AHEAD_BEHIND_S``), so a batch's long programs stay takeable.
 
 Between the two sides, this registry of the batches the flow offered (``offered``): the batch's driver
 asks before it starts each program (``starting``, from ``sandboxes.core``), and a request taken elsewhere
@@ -47,15 +49,19 @@ def withdraw(batch_id: str) -> None:
 
 
 def take_unstarted(batch_id: str, run_ids: list[str]) -> list[str]:
-    """The later half (rounded up) of the batch's ``run_ids`` that its driver has not started (none if
-    fewer than two): from now on its driver skips them."""
+    """The later half (rounded up) of the batch's ``run_ids`` that its driver has not started, the last
+    one too once it started another: from now on its driver skips them."""
     with _lock:
         state = _offered.get(batch_id)
         if state is None:
             return []
         unstarted = [r for r in run_ids if r not in state.started and r not in state.taken]
-        # the batch has one running and one queued ahead besides: the larger half is the fair share
-        taken = unstarted[len(unstarted) // 2 :] if len(unstarted) >= 2 else []
+        # The batch has one running (and, behind a short one, one queued ahead): the larger half is the
+        # fair share. The last one too: a batch's last long program, left to run after the one running,
+        # held one core while the other idled (the driver no longer queues behind a long one for that).
+        # A batch that started none keeps one: taken whole, it would be the same batch under the same id.
+        kept = len(unstarted) // 2 if state.started else max(1, len(unstarted) // 2)
+        taken = unstarted[kept:]
         state.taken.update(taken)
         return taken
 

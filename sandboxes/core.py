@@ -161,6 +161,8 @@ L = TypeVar("L", bound=Launcher)
 class RunnerCore(Generic[L]):
     """A backend (sandboxes/backends/base.py) over a launcher; see the module docstring."""
 
+    asks_before_starting = True  # each program, through its Driver (pipeline/stealing.py ``starting``)
+
     def __init__(self, launcher: L, workers: int = 1) -> None:
         self.launcher = launcher
         self.name = launcher.name
@@ -269,6 +271,12 @@ class RunnerCore(Generic[L]):
 # result: a larger one could block us on the write while the runner blocks on its result. Such jobs (a
 # large stdin, say) go one at a time.
 QUEUE_AHEAD_MAX_BYTES = 32 << 10
+# A job queued ahead is this runner's: no free core can take it (pipeline/stealing.py). Behind a program
+# that held its core this long (the one before it, as a guess for the one running: a fed batch runs its
+# longest first), the next job waits until the running one ends. The few ms of the host's work this
+# saves are nothing beside such a program, and an audit's last long programs, queued one behind another
+# on one core, ran there in turn while the other core idled (~1 s of a 20-s audit).
+QUEUE_AHEAD_BEHIND_S = 0.5
 
 
 @dataclass
@@ -296,6 +304,7 @@ class Driver:
         self.alone = alone
         self.held: tuple[Place[Any], Runner] | None = None
         self.ahead: Ahead | None = None
+        self.last_held_s = 0.0  # the wall time the last result landed held its core
 
     def run_alone(self, request: RunRequest) -> RunResult:
         """One request, its runner given back after it (a worker of several)."""
@@ -312,6 +321,8 @@ class Driver:
 
     def one(self, request: RunRequest) -> Iterator[RunResult]:
         check_not_stopping()
+        if self.ahead is not None and self.last_held_s >= QUEUE_AHEAD_BEHIND_S:
+            yield from self.land()  # behind a long one, not committed yet: a free core may take it
         if not starting(request.run_id):  # the flow took it for a free slot (pipeline/stealing.py)
             return
         core, started = self.core, datetime.now(UTC)
@@ -372,8 +383,14 @@ class Driver:
             self.let_go(broken=True)
             yield self.core.crashed(job.request, job.spec, job.place, job.started, str(crash))
             return False
-        yield self.core.finish(job.request, job.spec, job.place, runs, job.started, compile_phase)
+        yield self.landed(
+            self.core.finish(job.request, job.spec, job.place, runs, job.started, compile_phase)
+        )
         return True
+
+    def landed(self, result: RunResult) -> RunResult:
+        self.last_held_s = result.held_s
+        return result
 
     def run_now(
         self,
@@ -406,7 +423,7 @@ class Driver:
             return self.core.crashed(request, spec, place, started, str(crash))
         if not runner.queue_ahead:  # given back after every program (Docker recycles its containers)
             self.let_go(broken=False)
-        return self.core.finish(request, spec, place, runs, started, compile_phase)
+        return self.landed(self.core.finish(request, spec, place, runs, started, compile_phase))
 
     def hold(self, place: Place[Any]) -> Runner:
         """The runner held for this place, acquired if none is (SandboxCrash: it would not start)."""

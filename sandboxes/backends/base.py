@@ -12,7 +12,9 @@ Everything else is optional. A backend that holds processes or containers may ha
 pipeline calls it when the batch ends: `Sandbox`, sandboxes/backends/sandbox.py); one that runs the
 in-sandbox runner may be built with the runner core (sandboxes/core.py: compile cache, run memo,
 verdicts, queue-ahead), as bwrap and Docker are; proofs never reach a backend (their language's checker
-takes them, sandboxes/languages/base.py ``LanguageSpec.checker``).
+takes them, sandboxes/languages/base.py ``LanguageSpec.checker``). A backend whose batch an idle core may
+take unstarted programs from asks ``pipeline.stealing.starting(run_id)`` before it starts each one and
+says so (``asks_before_starting = True``, as the runner core does); another backend's batch is run whole.
 """
 
 from __future__ import annotations

@@ -39,6 +39,12 @@ class Sandbox:
         for checker in checkers:
             yield next(answers[checker])
 
+    @property
+    def asks_before_starting(self) -> bool:
+        """Whether the backend asks ``pipeline.stealing.starting`` before it starts each program (the
+        runner core's do), so that an idle core may take the programs it has not started."""
+        return bool(getattr(self.backend, "asks_before_starting", False))
+
     def destination(self, checker: Checker | None) -> Backend:
         """The checker's backend (opened once per batch), or the batch's own for None."""
         if checker is None:

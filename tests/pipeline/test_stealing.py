@@ -25,12 +25,21 @@ def test_the_later_half_of_what_is_unstarted_is_taken_and_then_skipped() -> None
         assert not stealing.starting("r4") and not stealing.starting("r5")
 
 
-def test_a_started_run_is_never_taken_and_one_left_is_not_split() -> None:
+def test_a_started_run_is_never_taken_and_the_last_one_left_is() -> None:
     stealing.offer("b")
     with stealing.running_batch("b"):
         for run_id in RUNS[:4]:
             assert stealing.starting(run_id)
-    assert stealing.take_unstarted("b", RUNS) == []
+    assert stealing.take_unstarted("b", RUNS) == ["r5"]
+    with stealing.running_batch("b"):
+        assert not stealing.starting("r5")
+    assert stealing.take_unstarted("b", RUNS) == []  # all started or taken
+
+
+def test_a_batch_that_started_none_keeps_one() -> None:
+    stealing.offer("b")
+    assert stealing.take_unstarted("b", RUNS[:1]) == []  # taken whole it would be the same batch again
+    assert stealing.take_unstarted("b", RUNS[:2]) == ["r2"]
 
 
 def test_a_batch_not_offered_or_withdrawn_runs_everything_and_gives_nothing() -> None:

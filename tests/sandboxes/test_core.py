@@ -13,7 +13,15 @@ from typing import Any
 
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Program, RunRequest, Verdict
 from sandboxes.compile_cache import CompileCache, RunMemo
-from sandboxes.core import QUEUE_AHEAD_MAX_BYTES, PathMap, RunnerCore, RunnerSpent, SandboxCrash, Unplaceable
+from sandboxes.core import (
+    QUEUE_AHEAD_BEHIND_S,
+    QUEUE_AHEAD_MAX_BYTES,
+    PathMap,
+    RunnerCore,
+    RunnerSpent,
+    SandboxCrash,
+    Unplaceable,
+)
 from sandboxes.profiles import get_profile
 
 HELLO_CPP = '#include <cstdio>\nint main(){ std::puts("hi"); }\n'
@@ -82,6 +90,8 @@ class ScriptedRunner:
                 if self.spoil_on is not None and phase.get("stdin") == self.spoil_on:
                     status, self.spent = "cpu_time_limit", True
                 runs = [raw_run(phase["argv"], status, stdout) for _ in range(phase.get("repeat", 1))]
+                if stdout.startswith("long"):  # a program that held its core a while
+                    runs = [{**one, "wall_s": QUEUE_AHEAD_BEHIND_S} for one in runs]
                 phases.append({"name": phase["name"], "runs": runs})
         return {"ok": True, "phases": phases, "artifacts": artifacts}
 
@@ -243,6 +253,20 @@ def test_one_source_in_several_settings_compiles_first_so_identical_binaries_run
         ["compile"],
     ]
     assert first.run.detail == "" and "shared run of identical binary" in second.run.detail
+
+
+def test_behind_a_long_program_the_next_waits_for_the_one_running_so_a_free_core_may_take_it(
+    tmp_path: Path,
+) -> None:
+    """The program before the running one held its core long: the next is not queued behind the running
+    one (a job queued in a runner can no longer be taken by a free core: pipeline/stealing.py)."""
+    launcher = ScriptedLauncher(tmp_path, {"g++"})
+    stdins = ["long 0\n", "long 1\n", "long 2\n", "3\n", "4\n", "5\n"]
+    results = run_all(launcher, [echo_cpp(n, stdin=text) for n, text in enumerate(stdins)])
+    assert [r.label for r in results] == stdins
+    # 1 queued behind 0 (nothing known yet); 2, 3 and 4 each behind a program that followed a long one;
+    # 5 behind 4, which followed the short 3
+    assert launcher.started[0].unread_at_send == [0, 1, 0, 0, 0, 1]
 
 
 def test_a_job_too_large_to_wait_in_the_pipe_is_written_only_once_the_runner_is_free(tmp_path: Path) -> None:
