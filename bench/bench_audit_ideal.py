@@ -192,8 +192,7 @@ def program_span(run: RunResult) -> tuple[float, float, float]:
     compile_wall = compile_cpu = 0.0
     if run.compile is not None and not run.compile.detail.startswith(COMPILE_CACHE_HIT):
         # a seed's or warm server's start (setup_wall_s) held the core too, its CPU in the compile's
-        compile_wall = run.compile.wall_s + (run.compile.setup_wall_s or 0.0)
-        compile_cpu = run.compile.cpu_user_s + run.compile.cpu_sys_s
+        compile_wall, compile_cpu = run.compile.held_s, run.compile.cpu_user_s + run.compile.cpu_sys_s
     run_wall = run_cpu = 0.0
     if run.run is not None:
         run_wall = run.run.wall_s * run.repeats

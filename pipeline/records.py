@@ -393,6 +393,11 @@ class PhaseResult(Frozen):
     verdict: Verdict
     detail: str = Field(default="", description="why, for verdicts the streams do not explain")
 
+    @property
+    def held_s(self) -> float:
+        """The wall time the phase held its core: its own, and its runner's setup for it."""
+        return self.wall_s + (self.setup_wall_s or 0.0)
+
     def raw(self, stream: Stream) -> bytes:
         """What the program wrote on ``stream``, byte for byte."""
         kept: bytes | None = getattr(self, f"{stream}_bytes")
@@ -632,8 +637,7 @@ class RunResult(Frozen):
     def held_s(self) -> float:
         """The wall time the run held its core: its compile (with its runner's setup for it) and each
         repeat of its run (a row keeps the first repeat's)."""
-        compiled = self.compile
-        compile_s = compiled.wall_s + (compiled.setup_wall_s or 0.0) if compiled is not None else 0.0
+        compile_s = self.compile.held_s if self.compile is not None else 0.0
         return compile_s + (self.run.wall_s * self.repeats if self.run is not None else 0.0)
 
     @property
