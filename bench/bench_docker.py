@@ -109,7 +109,8 @@ def docker_backend(cache: Path, recycle_after: int | None = None) -> Any:
     return DockerBackend(cache_dir=cache, recycle_after=recycle_after or RECYCLE_AFTER_PROGRAMS)
 
 
-def require_docker_images() -> None:
+def require_docker_images() -> dict[str, Any]:
+    """The engine's status, once it has the images the bench runs."""
     from sandboxes.backends.docker import docker_status
 
     status = docker_status()
@@ -121,13 +122,14 @@ def require_docker_images() -> None:
         raise Skip(
             f"needs the images {', '.join(missing)}: `bash dockerfiles/build.sh --minimal` (make images)"
         )
+    return status
 
 
 def run() -> dict[str, float]:
     from sandboxes.backends.bwrap import BwrapBackend
 
     require_tools("bwrap")  # the baseline
-    require_docker_images()
+    engine = require_docker_images()
     with tempfile.TemporaryDirectory() as folder:
         cache = Path(folder)
         with BwrapBackend(cache_dir=cache / "bwrap") as bwrap, docker_backend(cache / "warm") as warm:
@@ -156,7 +158,8 @@ def run() -> dict[str, float]:
         "docker_container_start_ms": start_ms,
     }
     print(f"   warm containers: {figures['docker_warm_vs_bwrap_ratio']:.2f}x bwrap; "
-          f"fresh container per program: {figures['docker_fresh_vs_warm_ratio']:.2f}x warm")  # fmt: skip
+          f"fresh container per program: {figures['docker_fresh_vs_warm_ratio']:.2f}x warm; "
+          f"the engine's storage driver: {engine['storage_driver']}")  # fmt: skip
     return figures
 
 

@@ -137,6 +137,7 @@ def docker_status() -> dict[str, Any]:
         return {"available": False, "server_version": "", "images": [], "hint": f"{missing} ({missing.hint})"}
     try:
         version = client.version().get("Version", "")
+        driver = client.info().get("Driver", "")
         images = sorted(
             f"{tag} {image.short_id.removeprefix('sha256:')} {pinned_summary(image.labels)}".rstrip()
             for image in client.images.list(name=f"{IMAGE_REPOSITORY}/*")
@@ -147,12 +148,30 @@ def docker_status() -> dict[str, Any]:
     status: dict[str, Any] = {
         "available": True,
         "server_version": version,
-        "summary": version,
+        "storage_driver": driver,
+        "summary": engine_summary(version, driver),
         "images": images,
     }
     if not any(tag.startswith(f"{IMAGE_REPOSITORY}/cpp:") for tag in images):
         status["hint"] = BUILD_HINT
     return status
+
+
+# The engine's storage driver decides most of a warm container's cost per program. Under fuse-overlayfs,
+# the kernel makes the mount's root inode before the daemon's reply turns POSIX ACLs on, so that one
+# inode never caches its ACL: every absolute path a program or compiler opens as the programs' uid asks
+# the FUSE daemon for the root's ACL again (~1,070 requests for one C compile and run). The kernel's
+# overlay2 has no daemon (docs/docker.md, "Where the warm overhead goes").
+SLOW_STORAGE_DRIVERS = {
+    "fuse-overlayfs": "each path a program opens asks a FUSE daemon: 13-19 ms a program over bwrap in the "
+    "bench's mix, under 1 ms with overlay2; the engine's `storage-driver` setting, docs/docker.md",
+}
+
+
+def engine_summary(version: str, driver: str) -> str:
+    """The engine's version and storage driver, with what the driver costs where it is a slow one."""
+    note = SLOW_STORAGE_DRIVERS.get(driver)
+    return f"{version}, storage driver {driver}" + (f" ({note})" if note else "")
 
 
 def pinned_summary(labels: dict[str, str], shown: int = 4) -> str:

@@ -158,6 +158,21 @@ def test_docker_status_lists_the_images(surge_images: None) -> None:
     status = docker_status()
     assert status["available"] and status["server_version"]
     assert any(line.startswith("surge/cpp:bookworm ") and "g++-12=" in line for line in status["images"])
+    # the driver as the engine's own command line reports it, named in the line `surge doctor` prints
+    driver = subprocess.run(
+        ["docker", "info", "--format", "{{.Driver}}"], capture_output=True, text=True, timeout=60
+    ).stdout.strip()
+    assert status["storage_driver"] == driver
+    assert f"storage driver {driver}" in status["summary"]
+
+
+def test_a_slow_storage_driver_is_named_with_its_cost_and_fix() -> None:
+    from sandboxes.backends.docker import engine_summary
+
+    slow = engine_summary("28.2.2", "fuse-overlayfs")
+    assert slow.startswith("28.2.2, storage driver fuse-overlayfs (")
+    assert "overlay2" in slow and "storage-driver" in slow and "docs/docker.md" in slow
+    assert engine_summary("28.2.2", "overlay2") == "28.2.2, storage driver overlay2"
 
 
 def test_build_is_incremental(surge_images: None) -> None:
