@@ -32,10 +32,20 @@ the command's own Python hold none, yet keep a core busy:
                                    a core did nothing at all
 
 A run row keeps its first repeat's phases: its other repeats are counted at the first one's wall and CPU.
+
+Any audit's store gives the same split (the whole release, CRUXEval-X at scale): run it into a fresh store,
+time the command, and ask
+
+    python bench/bench_audit_ideal.py --store STORE --wall-s SECONDS
+
+The command's start and end are not in the store, so the end is taken as the last program's: start-up
+then holds the finish too. The programs' wall beyond their CPU is also printed per backend (bwrap, docker):
+a Docker engine's storage driver shows there (docs/docker.md).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -201,6 +211,34 @@ def program_span(run: RunResult) -> tuple[float, float, float]:
     return start, start + compile_wall + run_wall, compile_cpu + run_cpu
 
 
-if __name__ == "__main__":
-    for name, value in run().items():
+def of_store(store: Path, wall_s: float, cores: int) -> dict[str, float]:
+    """The split of an audit already run into a fresh ``store`` in ``wall_s``, ending as its last program
+    ended, and each backend's programs' wall beyond their CPU, over the cores."""
+    runs = list(Store(store).runs.records())
+    if not runs:
+        raise SystemExit(f"bench_audit_ideal: {store} holds no runs (fix: name the store the audit wrote)")
+    last = max(end for _, end, _ in map(program_span, runs))
+    figures = breakdown(runs, last - wall_s, last, cores)
+    for backend in sorted({run.provenance.backend for run in runs}):
+        spans = [program_span(run) for run in runs if run.provenance.backend == backend]
+        held_s = sum(end - start for start, end, _ in spans)
+        figures[f"audit_sandbox_s_{backend}"] = (held_s - sum(cpu for _, _, cpu in spans)) / cores
+    return figures
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, help="an audit's fresh store: its split, not the bench's audit")
+    parser.add_argument("--wall-s", type=float, help="with --store: the audit command's wall time")
+    args = parser.parse_args(argv)
+    if args.store and args.wall_s is None:
+        parser.error(
+            "--store needs --wall-s, the audit command's wall time (time it: `time surge audit ...`)"
+        )
+    figures = of_store(args.store, args.wall_s, os.cpu_count() or 1) if args.store else run()
+    for name, value in figures.items():
         print(f"{name:<28} {value:10.3f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -10,8 +10,9 @@ trailing comment (no compile is a cache hit, as in the real benchmark), and once
 not passing checks (a wrong expected value, prose, a vacuous check), so every class still shows. Ids run
 0..799 as upstream's; the ids past N are objects without code (translations that do not exist).
 
-The audit of the folder, `surge audit OUT --subset cruxeval-x --json`, then reports its wall time and the
-programs' own CPU (`timings`), to set against the 60-minute goal for the whole benchmark.
+Time the audit of the folder, `surge audit OUT --subset cruxeval-x --store STORE --json` (the plug-in
+installed), to set against the 60-minute goal for the whole benchmark; `python bench/bench_audit_ideal.py
+--store STORE --wall-s SECONDS` then splits that time against the programs' own CPU.
 """
 
 from __future__ import annotations
