@@ -157,7 +157,7 @@ def run() -> dict[str, float]:
         assert done.returncode == 0, done.stderr[-2000:]
         runs = list(Store(store).runs.records())
     cores = os.cpu_count() or 1
-    figures = breakdown(runs, began, ended, cores)
+    figures = breakdown([program_span(run) for run in runs], began, ended, cores)
     return {**figures, **machine_split(figures, busy_after - busy_before, cores)}
 
 
@@ -178,8 +178,10 @@ def machine_split(figures: dict[str, float], machine_cpu_s: float, cores: int) -
     }
 
 
-def breakdown(runs: list[RunResult], began: float, ended: float, cores: int) -> dict[str, float]:
-    spans = [program_span(run) for run in runs]
+Span = tuple[float, float, float]  # a run row's (start, end, CPU seconds): ``program_span``
+
+
+def breakdown(spans: list[Span], began: float, ended: float, cores: int) -> dict[str, float]:
     cpu_s = sum(cpu for _, _, cpu in spans)
     first, last = min(start for start, _, _ in spans), max(end for _, end, _ in spans)
     held_s = sum(end - start for start, end, _ in spans)
@@ -191,12 +193,17 @@ def breakdown(runs: list[RunResult], began: float, ended: float, cores: int) -> 
         "audit_programs_cpu_s": cpu_s,
         "audit_startup_s": first - began,
         "audit_idle_cores_s": (cores * (last - first) - held_s) / cores,
-        "audit_sandbox_s": (held_s - cpu_s) / cores,
+        "audit_sandbox_s": beyond_cpu_s(spans, cores),
         "audit_finish_s": ended - last,
     }
 
 
-def program_span(run: RunResult) -> tuple[float, float, float]:
+def beyond_cpu_s(spans: list[Span], cores: int) -> float:
+    """The programs' wall time beyond their CPU time, over the cores."""
+    return sum(end - start - cpu for start, end, cpu in spans) / cores
+
+
+def program_span(run: RunResult) -> Span:
     """(start, end, CPU seconds) of one run row: its compile (unless the compile cache answered it: that
     compile's time was spent, and counted, by the run that made it) and each repeat of its run."""
     compile_wall = compile_cpu = 0.0
@@ -217,12 +224,14 @@ def of_store(store: Path, wall_s: float, cores: int) -> dict[str, float]:
     runs = list(Store(store).runs.records())
     if not runs:
         raise SystemExit(f"bench_audit_ideal: {store} holds no runs (fix: name the store the audit wrote)")
-    last = max(end for _, end, _ in map(program_span, runs))
-    figures = breakdown(runs, last - wall_s, last, cores)
-    for backend in sorted({run.provenance.backend for run in runs}):
-        spans = [program_span(run) for run in runs if run.provenance.backend == backend]
-        held_s = sum(end - start for start, end, _ in spans)
-        figures[f"audit_sandbox_s_{backend}"] = (held_s - sum(cpu for _, _, cpu in spans)) / cores
+    spans = [program_span(run) for run in runs]
+    last = max(end for _, end, _ in spans)
+    figures = breakdown(spans, last - wall_s, last, cores)
+    by_backend: dict[str, list[Span]] = {}
+    for run, span in zip(runs, spans, strict=True):
+        by_backend.setdefault(run.provenance.backend, []).append(span)
+    for backend, group in sorted(by_backend.items()):
+        figures[f"audit_sandbox_s_{backend}"] = beyond_cpu_s(group, cores)
     return figures
 
 
