@@ -3,29 +3,19 @@ own audit (the whole release's where it exists), with each backend's programs' w
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from pipeline.records import RunResult
 from pipeline.store import Store
-from tests.conftest import REPO_ROOT
+from tests.bench.scripts import BENCH, load_bench_script
 from tests.factories import make_result
 
-SCRIPT = REPO_ROOT / "bench" / "bench_audit_ideal.py"
-
-
-def bench_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_audit_ideal", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+SCRIPT = BENCH / "bench_audit_ideal.py"
 
 
 def row(source: str, backend: str, after_s: float, wall_s: float, cpu_s: float) -> RunResult:
@@ -58,7 +48,7 @@ def store(tmp_path: Path) -> Path:
 
 
 def test_a_store_is_split_like_the_bench_audit_and_by_backend(store: Path) -> None:
-    figures = bench_module().of_store(store, wall_s=10.0, cores=2)
+    figures = load_bench_script("bench_audit_ideal").of_store(store, wall_s=10.0, cores=2)
     assert figures["audit_programs_cpu_s"] == pytest.approx(2.0)
     assert figures["audit_ideal_s"] == pytest.approx(1.0)
     assert figures["audit_wall_vs_ideal"] == pytest.approx(10.0)

@@ -11,7 +11,6 @@ output and the results, its traceback in its log, and the exit status is 1.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import math
 import subprocess
@@ -21,9 +20,9 @@ from types import ModuleType
 
 import pytest
 
+from tests.bench.scripts import BENCH, load_bench_script
 from tests.conftest import REPO_ROOT
 
-BENCH = REPO_ROOT / "bench"
 MODULES = sorted(path.stem.removeprefix("bench_") for path in BENCH.glob("bench_*.py"))
 IMAGE_BUILD_TIMEOUT_S = 2100  # tests/docker/conftest.py's build timeout, and the run after it
 RUN_TIMEOUT_S = 600
@@ -97,11 +96,7 @@ SKIPPING = (
 
 
 def run_all_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("run_all", BENCH / "run_all.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("run_all")
 
 
 def test_a_failing_module_costs_only_its_own_figures(

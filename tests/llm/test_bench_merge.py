@@ -4,20 +4,15 @@ Not marked ``llm``: it needs no server, so `make test` runs it."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "llm_server.py"
+from tests.bench.scripts import load_bench_script
 
 
 def bench_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_llm_server", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("llm_server")
 
 
 def test_the_figures_are_merged_by_key_and_every_other_key_is_kept(tmp_path: Path) -> None:
