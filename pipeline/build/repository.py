@@ -71,6 +71,13 @@ class RepoTask(Frozen):
 
 def read_manifest(path: Path) -> list[tuple[RepoTask, str]]:
     """(task, input file) pairs: one item each, in manifest order."""
+    if not path.is_file():  # a store of pulled items is ml's, cl's and bg's --items, never rl's
+        what = "a folder" if path.is_dir() else "not there"
+        raise ConfigurationError(
+            f"rl reads a repository manifest (a JSONL file) from --items, and {path} is {what}",
+            hint="give rl its manifest, or build rl in a command of its own from its bundled repositories "
+            "(`surge build rl`; docs/build.md, rl)",
+        )
     pairs = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():

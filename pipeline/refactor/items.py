@@ -11,7 +11,14 @@ from pipeline.errors import InputError
 from pipeline.records import QuarantinedRecord, SourceItem
 
 
+def check_items_path(path: Path) -> None:
+    """Refuse what is neither a JSONL file of items nor a folder (a store `surge pull` wrote)."""
+    if not path.exists():
+        raise InputError(f"no such items file: {path}", hint="pass a JSONL of SourceItems or a store folder")
+
+
 def load_items(path: Path) -> tuple[list[SourceItem], list[QuarantinedRecord]]:
+    check_items_path(path)
     if path.is_dir():
         from pipeline.store import Store
         from sources.store import ITEMS_TABLE, items_table  # the table `surge pull` writes
@@ -22,8 +29,6 @@ def load_items(path: Path) -> tuple[list[SourceItem], list[QuarantinedRecord]]:
                 f"{path} has no {ITEMS_TABLE} table", hint="run `surge pull` first, or pass a JSONL file"
             )
         return list(table.records()), []
-    if not path.is_file():
-        raise InputError(f"no such items file: {path}", hint="pass a JSONL of SourceItems or a store folder")
     items: list[SourceItem] = []
     bad: list[QuarantinedRecord] = []
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):

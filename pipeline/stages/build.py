@@ -10,6 +10,7 @@ many were dropped, some await review) or the budget stopped it.
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
@@ -33,6 +34,8 @@ BATCH_ITEMS = 16  # items per batch when no batch size is given
 SHORT_EXIT_CODE = 3  # "done, but": every item was decided, yet fewer rows than n
 NO_BUILDER_FIX = "leave the subset out, or give its spec a build_batch (docs/build.md, 'Adding a subset')"
 NO_CHECKER_FIX = "leave fl out, or set up a Lean checker (surge doctor; docs/lean.md)"
+# the construction methods whose items are an upstream's, pulled (a JSONL file or a store folder)
+UPSTREAM_METHODS = (ConstructionMethod.ITERATIVE_REFACTOR, ConstructionMethod.INFERENCE_VERIFICATION)
 
 
 class LLMTotals(LLMFigures):
@@ -126,6 +129,7 @@ def build(options: BuildOptions, *, observer: Observer | None = None) -> BuildSu
     mix = mix_text(parse_mix(options.time_mix))  # refused before any work when it does not parse
     settings, budget = llm_of(options)
     names = subsets_of(options)
+    check_items(options.items, names)
     profile, backend = profile_and_backend(options)
     from sandboxes.backends.registry import check_available
 
@@ -281,6 +285,24 @@ def check_counts(options: BuildOptions) -> None:
             f"--n must be at least 1, not {options.n}",
             hint="give --n 1 or more, or leave --n out for SURGE's Table 1 size",
         )
+
+
+def check_items(items: str, names: list[str]) -> None:
+    """One --items serves every subset of the command, read as pulled items by the refactor and prover
+    subsets and as a repository manifest by rl: a path one of them cannot read is refused before any
+    subset is built, not after the others have run."""
+    if items == "samples":
+        return
+    for name in names:
+        construction = REGISTRY[name].construction
+        if construction is ConstructionMethod.REPOSITORY_SAMPLING:
+            from pipeline.build.repository import read_manifest
+
+            read_manifest(Path(items))
+        elif construction in UPSTREAM_METHODS:
+            from pipeline.refactor.items import check_items_path
+
+            check_items_path(Path(items))
 
 
 def unbuildable(name: str, spec: SubsetSpec) -> tuple[str, str] | None:

@@ -53,6 +53,28 @@ def test_a_time_mix_that_does_not_parse_is_refused_before_any_work(tmp_path, cap
     assert not (tmp_path / "build_plan").exists()
 
 
+def test_items_rl_cannot_read_are_refused_before_any_subset_is_built(tmp_path, capsys) -> None:
+    """One --items serves the whole command: a store of pulled items is ml's, and rl, which reads a
+    manifest, used to fail with an internal error after ml had been built."""
+    pulled = tmp_path / "pulled"
+    pulled.mkdir()
+    store = tmp_path / "store"
+    assert main(["build", "ml", "rl", "--items", str(pulled), "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert f"rl reads a repository manifest (a JSONL file) from --items, and {pulled} is a folder" in err
+    assert "(fix: " in err and "internal error" not in err
+    assert not (store / "build_plan").exists()  # ml was not started either
+    assert main(["build", "rl", "--items", str(tmp_path / "absent.jsonl"), "--store", str(store)]) == 2
+    assert "is not there" in capsys.readouterr().err
+
+
+def test_an_items_path_that_is_not_there_is_refused_before_any_work(tmp_path, capsys) -> None:
+    store = tmp_path / "store"
+    assert main(["build", "sc", "cl", "--items", str(tmp_path / "absent.jsonl"), "--store", str(store)]) == 2
+    assert f"no such items file: {tmp_path / 'absent.jsonl'}" in capsys.readouterr().err
+    assert not (store / "build_plan").exists()  # sc, first, was not built either
+
+
 @pytest.mark.slow
 def test_tc_prints_its_spread_and_sits_beside_the_release(tmp_path, capsys, samples, require_bwrap) -> None:
     """A tiny tc (3 rows, all aimed under 0.1 s: a quick calibration) compared with the bundled samples."""
