@@ -6,6 +6,7 @@ import csv
 from pathlib import Path
 
 from pipeline.records import Language, SourceItem
+from sandboxes.languages import parse_language
 from sources.git import pull_source
 from sources.registry import get_source
 from sources.surge_release import load_release
@@ -95,6 +96,27 @@ def test_ojcode_judge_from_the_path(upstream, samples: Path, tmp_path: Path) -> 
     assert {(i.language, i.fields["standard"], i.licence) for i in items.values()} == {
         (Language.CPP, "c++14", "GPL-3.0")
     }
+    # a cl row names its language as upstream spells it, and the audit of its export reads that name back
+    assert {parse_language(item.upstream_language or "") for item in items.values()} == {Language.CPP}
+
+
+def test_every_upstream_spelling_a_row_names_is_read_back_as_its_language() -> None:
+    """ml's, cl's and bg's rows name their language as upstream spells it (`custom_features.language` in
+    an export); an audit of that export parses it back, so each spelling must lead to the item's language.
+    OJCode's "C++14" did not: our own exported cl records were refused as an unknown language."""
+    from pipeline.build.refactor import sample_items
+    from pipeline.subsets import REGISTRY
+
+    named = [spec for spec in REGISTRY.values() if "language" in spec.feature_keys]
+    sources = sorted({name for spec in named for name in spec.upstream_sources})
+    items = [item for name in sources for item in sample_items(name)]
+    # an item in a language nothing runs (McEval's AWK) never becomes a row
+    spelled = {
+        (item.upstream_language, item.language) for item in items if item.upstream_language and item.language
+    }
+    assert len(spelled) >= 10  # McEval's seven runnable languages, DebugBench's three
+    for spelling, language in spelled:
+        assert parse_language(spelling) is language, spelling
 
 
 def test_goedel_prover_problems(upstream, samples: Path, tmp_path: Path) -> None:
