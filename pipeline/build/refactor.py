@@ -50,6 +50,7 @@ from pipeline.refactor.methods import method_for
 from pipeline.refactor.outcome import Outcome
 from pipeline.review import queue_of
 from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
+from pipeline.subsets.programs import program_question
 from sandboxes import open_backend
 from sandboxes.profiles import get_profile
 
@@ -251,11 +252,10 @@ def _row(
     recorded: bool,
     extra: dict,
 ) -> DatasetRow:
-    code = program.entry_file.content
     return DatasetRow(
         subset=config.subset,
         category=spec.released_category,
-        question=code,
+        question=program_question(program),
         gt=run.label.rstrip("\n"),
         custom_features=_features(spec, source, program, extra),
         upstream=upstream_of(source),

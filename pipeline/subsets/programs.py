@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pipeline.records import Language, Program, SourceItem
 from pipeline.subsets.base import ProgramPlan
 from sandboxes.languages import spec_for
@@ -19,11 +21,33 @@ def record_language(record: ReleasedRecord) -> Language:
     return record.language
 
 
+# A program that reads stdin shows its input in its question, in sc's two-block shape
+_CODE_AND_INPUT = re.compile(r"code:```\n(?P<code>.*?)\n```\ninput:```\n(?P<stdin>.*)```", re.DOTALL)
+
+
+def program_question(program: Program) -> str:
+    """What a model reads of a one-file program: its code, and when it reads stdin, its input as well (a
+    ```code``` block, then an ```input``` block): a label that depends on an input its question does not
+    show can be neither predicted nor reproduced from the record (cl's OJCode programs read stdin)."""
+    code = program.entry_file.content
+    if not program.stdin:
+        return code
+    return f"code:```\n{code}\n```\ninput:```\n{program.stdin}```"
+
+
+def code_and_input(question: str) -> tuple[str, str]:
+    """``program_question`` read back: (code, stdin); a question that is plain code has no input."""
+    match = _CODE_AND_INPUT.fullmatch(question)
+    return (match["code"], match["stdin"]) if match else (question, "")
+
+
 def complete_program(record: ReleasedRecord) -> ProgramPlan:
-    """ml, cl: the question is a complete program; the label is its stdout."""
+    """ml, cl: the question is a complete program (with its input, where it reads stdin); the label is its
+    stdout."""
     language = record_language(record)
-    filename = class_file_name(record.question) if language is Language.JAVA else None
-    program = Program.single(language, record.question, filename=filename, origin=origin(record))
+    code, stdin = code_and_input(record.question)
+    filename = class_file_name(code) if language is Language.JAVA else None
+    program = Program.single(language, code, filename=filename, stdin=stdin, origin=origin(record))
     return ProgramPlan(language=language.value, program=program)
 
 

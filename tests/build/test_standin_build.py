@@ -70,6 +70,9 @@ def test_pull_then_build_gives_n_rows_each_and_a_rebuild_is_answered_from_the_ca
     assert all(row.auto_approved and not row.recorded_llm for row in rows)
     assert {row.upstream.source for row in rows} == {"mceval", "leetcode", "ojcode", "debugbench"}
     assert len({row.custom_features["language"] for row in rows if row.subset == "ml"}) == 6
+    # an OJCode program reads stdin: its question shows the input its label depends on
+    assert all("\n```\ninput:```\n" in row.question for row in rows if row.upstream.source == "ojcode")
+    reproduces_its_export(tmp_path / "a", tmp_path)
     asked = first["llm"]["requests"]
     assert asked >= 3 * N and first["llm"]["cache_hits"] == 0 and first["llm"]["prompt_tokens"] > 0
     # the same store again: every item is decided, nothing is asked
@@ -85,6 +88,19 @@ def test_pull_then_build_gives_n_rows_each_and_a_rebuild_is_answered_from_the_ca
     assert sorted((r.subset, r.question, r.gt) for r in again) == sorted(
         (r.subset, r.question, r.gt) for r in rows
     )
+
+
+def reproduces_its_export(store: Path, cwd: Path) -> None:
+    """The rows exported in SURGE's format and audited from those files alone: every label reproduced.
+    OJCode's rows once lost their input on the way (labels that could not reproduce), and their language,
+    spelled "C++14", was refused as unknown."""
+    release = cwd / "release"
+    exported = run_surge(["export", str(store), str(release)], cwd)
+    assert exported.returncode == 0, exported.stderr
+    audited = run_surge(["audit", str(release / "dataset"), "--store", str(cwd / "audit"), "--json"], cwd)
+    summary = json.loads(audited.stdout)
+    assert summary["refused"] == 0, summary["refusals"]
+    assert summary["reproduced"] == summary["labels"] == 3 * N, summary["by_subset"]
 
 
 @pytest.mark.slow
