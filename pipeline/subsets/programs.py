@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.records import Language, Program, SourceItem
+from pipeline.records import ExecutionSetting, Language, Program, SourceItem
 from pipeline.subsets.base import ProgramPlan
 from sandboxes.languages import spec_for
 from sandboxes.languages.java import class_file_name
@@ -23,6 +23,7 @@ def record_language(record: ReleasedRecord) -> Language:
 
 # A program that reads stdin shows its input in its question, in sc's two-block shape
 _CODE_AND_INPUT = re.compile(r"code:```\n(?P<code>.*?)\n```\ninput:```\n(?P<stdin>.*)```", re.DOTALL)
+_STANDARD_IN_NAME = re.compile(r"c\+\+(?P<year>\d\d)", re.IGNORECASE)
 
 
 def program_question(program: Program) -> str:
@@ -41,6 +42,12 @@ def code_and_input(question: str) -> tuple[str, str]:
     return (match["code"], match["stdin"]) if match else (question, "")
 
 
+def named_setting(record: ReleasedRecord) -> ExecutionSetting:
+    """A language spelled with its standard (OJCode's "C++14") compiles under it, as its row was built."""
+    match = _STANDARD_IN_NAME.fullmatch(record.upstream_language or "")
+    return ExecutionSetting(standard=f"c++{match['year']}") if match else ExecutionSetting()
+
+
 def complete_program(record: ReleasedRecord) -> ProgramPlan:
     """ml, cl: the question is a complete program (with its input, where it reads stdin); the label is its
     stdout."""
@@ -48,7 +55,7 @@ def complete_program(record: ReleasedRecord) -> ProgramPlan:
     code, stdin = code_and_input(record.question)
     filename = class_file_name(code) if language is Language.JAVA else None
     program = Program.single(language, code, filename=filename, stdin=stdin, origin=origin(record))
-    return ProgramPlan(language=language.value, program=program)
+    return ProgramPlan(language=language.value, program=program, setting=named_setting(record))
 
 
 def recorded_time_s(value: object) -> float | None:

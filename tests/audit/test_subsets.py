@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from pipeline.records import Program
 from pipeline.subsets import REGISTRY, RELEASED, ProgramPlan, release_catalog
 from sources.surge_release import load_release
 
@@ -34,6 +36,42 @@ def test_each_spec_matches_its_released_sample(name: str, samples: Path) -> None
         plan = spec.to_program(record)
         assert isinstance(plan, ProgramPlan) and plan.program.protocol is spec.protocol
         assert plan.program.origin == {"source": "surge-released", "subset": name, "index": str(record.index)}
+
+
+def test_a_cl_record_of_a_program_that_reads_stdin_runs_with_its_input_and_standard(tmp_path: Path) -> None:
+    """As our export writes a row built from an OJCode solution: its language spelled with its standard,
+    its question a ```code``` block and an ```input``` block."""
+    from pipeline.subsets.programs import program_question
+    from sandboxes.languages import parse_language
+
+    built = Program.single(parse_language("C++14"), "#include <cstdio>\nint main(){}\n", stdin="3\n1 2 3\n")
+    record = {
+        "custom_category": 1,
+        "custom_features": {
+            "language": "C++14",
+            "repo": "OJCode",
+            "difficulty": 2,
+            "keywords": [],
+            "lines": 2,
+        },
+        "question": program_question(built),
+        "gt": "6",
+    }
+    plain = {
+        **record,
+        "custom_features": {**record["custom_features"], "language": "CPP"},
+        "question": "int main(){}",
+    }
+    path = tmp_path / "cl.json"
+    path.write_text(json.dumps([record, plain]))
+    (ojcode, plain_record), bad = load_release(path)
+    assert bad == []
+    plan = RELEASED["cl"].to_program(ojcode)
+    assert (plan.program.entry_file.content, plan.program.stdin) == (built.entry_file.content, built.stdin)
+    assert plan.language == "cpp" and plan.setting.standard == "c++14"
+    plain_plan = RELEASED["cl"].to_program(plain_record)
+    assert (plain_plan.program.entry_file.content, plain_plan.program.stdin) == ("int main(){}", "")
+    assert plain_plan.setting.standard is None
 
 
 def test_one_reader_serves_pull_and_audit(samples: Path) -> None:
