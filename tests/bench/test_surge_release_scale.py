@@ -1,0 +1,39 @@
+"""bench/surge_release_scale.py: a release in SURGE's format regrown here (every subset but fl), which the
+audit reads whole: the path the whole-release timing takes, at one row a subset."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, require_tool
+from tests.surge_process import run_surge, surge_env
+
+SCRIPT = REPO_ROOT / "bench" / "surge_release_scale.py"
+SUBSETS = {"ml", "cl", "bg", "sc", "tc", "dr", "rl"}
+
+
+@pytest.mark.slow
+def test_one_row_a_subset_is_exported_in_surges_format_and_audits_whole(tmp_path: Path) -> None:
+    require_tool(
+        "git", "bwrap", "gcc", "g++", "mcs", "mono", "javac", "java", "rustc", "python3", "clang++-19"
+    )
+    out = tmp_path / "scaled"
+    done = subprocess.run(
+        [sys.executable, SCRIPT, out, "--n", "1"],
+        capture_output=True,
+        text=True,
+        env=surge_env(),
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    dataset = out / "release" / "dataset"
+    assert json.loads(done.stdout)["rows"] == dict.fromkeys(SUBSETS, 1)
+    assert {path.stem for path in dataset.glob("*.json")} == SUBSETS
+    audited = run_surge(["audit", str(dataset), "--store", str(tmp_path / "audit"), "--json"], tmp_path)
+    summary = json.loads(audited.stdout)
+    assert (summary["labels"], summary["reproduced"], summary["refused"]) == (7, 7, 0), summary["by_subset"]
