@@ -21,7 +21,11 @@ split the time against the programs' own CPU:
     surge audit OUT_FOLDER/release/dataset --profile all --store STORE --json
     python bench/bench_audit_ideal.py --store STORE --wall-s SECONDS
 
-``--n N`` builds N rows a subset instead of SURGE's sizes (a quick look at the whole path).
+``--n N`` builds N rows a subset instead of SURGE's sizes (a quick look at the whole path). Every label
+of a regrown release reproduces, so its audit ends after its first round; SURGE's own has labels that do
+not reproduce at first, and their later rounds (repeats, then every other profile, the image profiles on
+Docker) are part of its cost. ``--wrong-every N`` changes every N-th label of each file so that those
+rounds run too.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from tests.surge_process import run_surge  # noqa: E402
 REFACTORED = ("ml", "cl", "bg")  # from the stand-in's upstreams, through its endpoint
 FROM_THE_LIBRARY = ("sc", "tc", "dr", "rl")  # templates and bundled repositories: no --items
 TIMEOUT_S = 4 * 3600
+WRONG_SUFFIX = "\n(made wrong by surge_release_scale.py --wrong-every)"
 
 
 def surge(argv: list[str], cwd: Path) -> dict:
@@ -55,12 +60,29 @@ def surge(argv: list[str], cwd: Path) -> dict:
     return json.loads(done.stdout)
 
 
+def make_wrong(dataset: Path, every: int) -> int:
+    """Every `every`-th label of each subset file changed so that it cannot reproduce: how many."""
+    changed = 0
+    for path in sorted(dataset.glob("*.json")):
+        records = json.loads(path.read_text(encoding="utf-8"))
+        for record in records[every - 1 :: every]:
+            record["gt"] = f"{record['gt']}{WRONG_SUFFIX}"
+            changed += 1
+        path.write_text(json.dumps(records, ensure_ascii=False, indent=2), encoding="utf-8")
+    return changed
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="new folder for the release (dataset/) and the build's store")
     parser.add_argument("--n", type=int, help="rows a subset (default: SURGE's Table 1 sizes)")
     parser.add_argument("--seed", type=int, default=0, help="the build's seed (default 0)")
+    parser.add_argument(
+        "--wrong-every", type=int, default=0, help="make every N-th label wrong (default: none)"
+    )
     args = parser.parse_args(argv)
+    if args.wrong_every < 0:
+        parser.error("--wrong-every must be 0 (none) or more")
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=False)
     standin = generate(out / "upstreams")
@@ -77,9 +99,11 @@ def main(argv: list[str]) -> int:
         )  # fmt: skip
     from_library = surge(["build", *FROM_THE_LIBRARY, *common, "--time-mix", "surge"], out)
     surge(["export", str(store), str(out / "release")], out)
+    dataset = out / "release" / "dataset"
+    wrong = make_wrong(dataset, args.wrong_every) if args.wrong_every else 0
     built = refactored["built"] | from_library["built"]
     rows = {name: summary["rows"] for name, summary in built.items()}
-    print(json.dumps({"rows": rows, "dataset": str(out / "release" / "dataset")}, indent=2))
+    print(json.dumps({"rows": rows, "wrong_labels": wrong, "dataset": str(dataset)}, indent=2))
     return 0
 
 
