@@ -1,6 +1,6 @@
 """A release in SURGE's format at SURGE's size, regrown here, to time `surge audit --profile all` on it.
 
-    python bench/surge_release_scale.py OUT_FOLDER [--n N] [--seed SEED]
+    python bench/surge_release_scale.py OUT_FOLDER [--n N] [--seed SEED] [--wrong-every N]
 
 SURGE's own release (1,160 records) is not in this repository and cannot be fetched here. What its audit
 costs depends on its mix: tc's long scripts (SURGE's time bins put 30 of 150 at 1 s or more, 10 of them at
