@@ -43,6 +43,7 @@ from pipeline.errors import BudgetSpent, ConfigurationError
 from pipeline.llm import LLMClient, LLMSettings
 from pipeline.llm.replay_server import RECORDED_MODEL, RecordedServer, load_recorded
 from pipeline.programs import method_setting_for
+from pipeline.questions import program_question
 from pipeline.records import Program, RunRequest, RunResult, SourceItem, Verdict
 from pipeline.refactor.execute import REFACTOR_LIMITS, Executor
 from pipeline.refactor.loop import RepairLoop
@@ -50,7 +51,6 @@ from pipeline.refactor.methods import method_for
 from pipeline.refactor.outcome import Outcome
 from pipeline.review import queue_of
 from pipeline.review.queue import ACCEPTED_STATES, Entry, ReviewQueue, State
-from pipeline.subsets.programs import program_question
 from sandboxes import open_backend
 from sandboxes.profiles import get_profile
 

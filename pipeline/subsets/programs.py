@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.questions import code_and_input
 from pipeline.records import ExecutionSetting, Language, Program, SourceItem
 from pipeline.subsets.base import ProgramPlan
 from sandboxes.languages import spec_for
@@ -21,25 +22,8 @@ def record_language(record: ReleasedRecord) -> Language:
     return record.language
 
 
-# A program that reads stdin shows its input in its question, in sc's two-block shape
-_CODE_AND_INPUT = re.compile(r"code:```\n(?P<code>.*?)\n```\ninput:```\n(?P<stdin>.*)```", re.DOTALL)
+# A language spelled with its standard: OJCode's "C++14"
 _STANDARD_IN_NAME = re.compile(r"c\+\+(?P<year>\d\d)", re.IGNORECASE)
-
-
-def program_question(program: Program) -> str:
-    """What a model reads of a one-file program: its code, and when it reads stdin, its input as well (a
-    ```code``` block, then an ```input``` block): a label that depends on an input its question does not
-    show can be neither predicted nor reproduced from the record (cl's OJCode programs read stdin)."""
-    code = program.entry_file.content
-    if not program.stdin:
-        return code
-    return f"code:```\n{code}\n```\ninput:```\n{program.stdin}```"
-
-
-def code_and_input(question: str) -> tuple[str, str]:
-    """``program_question`` read back: (code, stdin); a question that is plain code has no input."""
-    match = _CODE_AND_INPUT.fullmatch(question)
-    return (match["code"], match["stdin"]) if match else (question, "")
 
 
 def named_setting(record: ReleasedRecord) -> ExecutionSetting:

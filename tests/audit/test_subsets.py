@@ -41,7 +41,7 @@ def test_each_spec_matches_its_released_sample(name: str, samples: Path) -> None
 def test_a_cl_record_of_a_program_that_reads_stdin_runs_with_its_input_and_standard(tmp_path: Path) -> None:
     """As our export writes a row built from an OJCode solution: its language spelled with its standard,
     its question a ```code``` block and an ```input``` block."""
-    from pipeline.subsets.programs import program_question
+    from pipeline.questions import program_question
     from sandboxes.languages import parse_language
 
     built = Program.single(parse_language("C++14"), "#include <cstdio>\nint main(){}\n", stdin="3\n1 2 3\n")
