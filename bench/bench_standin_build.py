@@ -10,22 +10,19 @@ SURGE_BENCH_STANDIN_N.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import TINY, commands_share_one_api, require_tools, size  # noqa: E402
+from harness import TINY, commands_share_one_api, require_tools, size, timed_surge  # noqa: E402
 
 from tests.standin.server import MODEL, StandInServer  # noqa: E402
 from tests.standin.upstreams import PER_LANGUAGE as PER_LANGUAGE_FULL  # noqa: E402
 from tests.standin.upstreams import generate  # noqa: E402
-from tests.surge_process import run_surge  # noqa: E402
 
 # Three whole batches per subset (16 rows took 50 s in all here): SURGE's 150 rows took 17 minutes for
 # the four commands when docs/build.md's table was measured, too much of `make bench`'s 30 minutes;
@@ -58,17 +55,6 @@ FIGURES = (
 )
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, dict]:
-    started = time.perf_counter()
-    done = run_surge(argv, cwd, timeout_s=TIMEOUT_S)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise RuntimeError(
-            f"surge {argv[0]} exited {done.returncode}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
-        )
-    return elapsed, json.loads(done.stdout)
-
-
 def build_argv(pulled: Path, store: Path, cache: Path, server: StandInServer) -> list[str]:
     return [
         "build", *SUBSETS, "--n", str(N), "--items", str(pulled), "--store", str(store), "--auto-approve",
@@ -83,15 +69,16 @@ def run() -> dict[str, float]:
         root = Path(folder)
         standin = generate(root / "upstreams", PER_LANGUAGE)
         pulled = root / "pulled"
-        pull_s, _ = timed(
+        pull_s, _ = timed_surge(
             ["pull", *standin.pull_args(), "--cache", str(root / "src"), "--store", str(pulled), "--json"],
             root,
+            TIMEOUT_S,
         )
         with StandInServer(standin.responses_path, latency_s=LATENCY_S) as server:
             cache = root / "cache"
-            build_s, cold = timed(build_argv(pulled, root / "a", cache, server), root)
-            rerun_s, rerun = timed(build_argv(pulled, root / "a", cache, server), root)
-            fresh_s, fresh = timed(build_argv(pulled, root / "b", cache, server), root)
+            build_s, cold = timed_surge(build_argv(pulled, root / "a", cache, server), root, TIMEOUT_S)
+            rerun_s, rerun = timed_surge(build_argv(pulled, root / "a", cache, server), root, TIMEOUT_S)
+            fresh_s, fresh = timed_surge(build_argv(pulled, root / "b", cache, server), root, TIMEOUT_S)
     llm = cold["llm"]
     figures = {f"standin_{name}_rows": float(cold["built"][name]["rows"]) for name in SUBSETS}
     figures |= {

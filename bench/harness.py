@@ -10,10 +10,13 @@ missing and how to get it; run_all reports the module as skipped with that reaso
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 TINY_VARIABLE = "SURGE_BENCH_TINY"
 TINY = os.environ.get(TINY_VARIABLE, "") not in ("", "0")
@@ -55,3 +58,17 @@ def commands_share_one_api() -> Iterator[None]:
             yield
         finally:
             del os.environ["PREFECT_API_URL"]
+
+
+def timed_surge(argv: list[str], cwd: Path, timeout_s: float) -> tuple[float, dict]:
+    """`surge ARGV` (ARGV asks for --json) to its end: its wall time and its JSON summary. A failure
+    raises with the end of its output, so a benchmark never reports a figure of a command that failed."""
+    from tests.surge_process import run_surge  # the repository root is on sys.path in every bench script
+
+    started = time.perf_counter()
+    done = run_surge(argv, cwd, timeout_s=timeout_s)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        output = f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        raise RuntimeError(f"surge {argv[0]} exited {done.returncode} after {elapsed:.0f} s:\n{output}")
+    return elapsed, json.loads(done.stdout)

@@ -33,14 +33,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import timed_surge  # noqa: E402
 
 from tests.standin.server import MODEL, StandInServer  # noqa: E402
 from tests.standin.upstreams import generate  # noqa: E402
-from tests.surge_process import run_surge  # noqa: E402
 
 REFACTORED = ("ml", "cl", "bg")  # from the stand-in's upstreams, through its endpoint
 FROM_THE_LIBRARY = ("sc", "tc", "dr", "rl")  # templates and bundled repositories: no --items
@@ -50,14 +51,12 @@ WRONG_SUFFIX = "\n(made wrong by surge_release_scale.py --wrong-every)"
 
 def surge(argv: list[str], cwd: Path) -> dict:
     """`surge ARGV --json` to its end, timed (said on stderr); a failure stops the script with its output."""
-    started = time.perf_counter()
-    done = run_surge([*argv, "--json"], cwd, timeout_s=TIMEOUT_S)
-    elapsed = time.perf_counter() - started
-    print(f"surge {argv[0]}: exit {done.returncode} in {elapsed:.0f} s", file=sys.stderr)
-    if done.returncode != 0:
-        output = f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
-        raise SystemExit(f"surge {argv[0]} exited {done.returncode}:\n{output}")
-    return json.loads(done.stdout)
+    try:
+        elapsed, summary = timed_surge([*argv, "--json"], cwd, TIMEOUT_S)
+    except RuntimeError as failed:
+        raise SystemExit(str(failed)) from None
+    print(f"surge {argv[0]}: {elapsed:.0f} s", file=sys.stderr)
+    return summary
 
 
 def make_wrong(dataset: Path, every: int) -> int:
