@@ -27,9 +27,9 @@ from tests.conftest import REPO_ROOT
 # marked `language_images`: `make test` leaves them out (each image is another minute or more of building,
 # and seven more pushed it past its 25-minute budget) and `make test-languages` runs them. Julia, though
 # one of SURGE's languages, is among the others: its image writes its own system image (10-20 minutes on
-# 2 cores), which made it 40% of `make test` on a fresh machine (28 minutes, 21 of the julia self-test's
-# under load). Every Julia run is in that image (the host has no Julia), so a fresh CI machine paid it
-# every time.
+# 2 cores), and a fresh machine's `make test` spent 1,254 of its 4,174 s in the julia self-test that built
+# it (30%, the machine loaded). Every Julia run is in that image (the host has no Julia), so a fresh CI
+# machine paid it every time.
 CORE_LANGUAGES = frozenset({"c", "cpp", "csharp", "java", "rust", "python", "javascript", "lean4"})
 MINIMAL_IMAGES = ("surge/cpp:bookworm", "surge/python:bookworm")
 REPRO_IMAGES = ("surge/cpp:bullseye", "surge/python:bullseye")
