@@ -21,9 +21,10 @@ from pipeline.build import failures
 from pipeline.build.execute import execute
 from pipeline.build.failures import Built
 from pipeline.build.records import TIMING_AGREEMENT, BuildConfig, BuildItem, BuildOutcome
-from pipeline.build.rows import row, run_ref, script_question
+from pipeline.build.rows import row, run_ref
 from pipeline.build.spread import AIM_S, time_bin
 from pipeline.dataset_rows import DatasetRow
+from pipeline.questions import script_question
 from pipeline.records import Limits, PhaseLimits, RunRequest, RunResult, Verdict
 from sandboxes.profiles import get_profile
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING, Any
 
 from pipeline.build.records import BuildItem
 from pipeline.dataset_rows import DatasetRow, RunRef, UpstreamRef
-from pipeline.records import Program, RunResult, SourceItem
+from pipeline.records import RunResult, SourceItem
 
 if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this construction method
     from pipeline.subsets.base import SubsetSpec
@@ -15,12 +14,6 @@ if TYPE_CHECKING:  # the spec is handed in: a subset's file imports this constru
 TEMPLATE_SOURCE = "surge-templates"
 TEMPLATE_REPO = "surge-pipeline (pipeline/templates)"
 RELEASE_REPO = "https://github.com/Imbernoulli/SURGE"
-
-
-def script_question(program: Program) -> str:
-    """SURGE's sc/tc question: the script in a ```code``` block, the command line in a ```command``` block."""
-    command = shlex.join(["python", program.entry_file.path, *program.argv])
-    return f"code:```\n{program.entry_file.content}\n```\ncommand:```\n{command}\n```"
 
 
 def upstream(spec: SubsetSpec, item: BuildItem, seed: int) -> UpstreamRef:
