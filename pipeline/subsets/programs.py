@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from pipeline.questions import code_and_input
 from pipeline.records import ExecutionSetting, Language, Program, SourceItem
 from pipeline.subsets.base import ProgramPlan
-from sandboxes.languages import spec_for
+from sandboxes.languages import spec_for, spelled_standard
 from sandboxes.languages.java import class_file_name
 from sources.surge_release import ReleasedRecord
 
@@ -22,14 +20,9 @@ def record_language(record: ReleasedRecord) -> Language:
     return record.language
 
 
-# A language spelled with its standard: OJCode's "C++14"
-_STANDARD_IN_NAME = re.compile(r"c\+\+(?P<year>\d\d)", re.IGNORECASE)
-
-
 def named_setting(record: ReleasedRecord) -> ExecutionSetting:
     """A language spelled with its standard (OJCode's "C++14") compiles under it, as its row was built."""
-    match = _STANDARD_IN_NAME.fullmatch(record.upstream_language or "")
-    return ExecutionSetting(standard=f"c++{match['year']}") if match else ExecutionSetting()
+    return ExecutionSetting(standard=spelled_standard(record.upstream_language))
 
 
 def complete_program(record: ReleasedRecord) -> ProgramPlan:

@@ -87,6 +87,7 @@ __all__ = [
     "setting_refusal",
     "setup_packages",
     "spec_for",
+    "spelled_standard",
     "version_flag",
 ]
 
@@ -132,8 +133,16 @@ def refuse_unrunnable(requests: Iterable[RunRequest]) -> None:
 def language_aliases() -> dict[str, Language]:
     """Upstream spellings (McEval file names, DebugBench shard prefixes, SURGE's language field)."""
     return {
-        alias: spec.language for spec in REGISTRY.values() for alias in (spec.language.value, *spec.aliases)
+        alias: spec.language
+        for spec in REGISTRY.values()
+        for alias in (spec.language.value, *spec.aliases, *spec.standard_spellings)
     }
+
+
+def spelled_standard(name: str | None) -> str | None:
+    """The standard an upstream spelling names with its language ("C++14": c++14), else None."""
+    spelled = (name or "").strip().lower()
+    return next((spelled for spec in REGISTRY.values() if spelled in spec.standard_spellings), None)
 
 
 def parse_language(name: str) -> Language:

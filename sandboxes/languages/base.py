@@ -154,6 +154,10 @@ class LanguageSpec:
     heap_flag: str | None = None  # e.g. "-Xmx{}m": a managed heap sized to half the run's memory limit
     self_test: str = ""  # a tiny program printing SELF_TEST_OUTPUT (tests run every installed language)
     settings: AcceptedSettings = AcceptedSettings()  # which settings its toolchain takes (default: none)
+    # Upstream spellings that name the language with one of its standards, lower case, each itself a
+    # standard of ``settings`` (OJCode's "C++14"): each parses as the language, and a row so spelled was
+    # built under that standard, so it is compiled under it (``spelled_standard``).
+    standard_spellings: tuple[str, ...] = ()
     # A proof language's checker: its programs go to it instead of the batch's backend (`Sandbox`).
     checker: Checker | None = None
     warm_compiler: WarmCompiler | None = None  # a compiler kept warm across a runner's programs

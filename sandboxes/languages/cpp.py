@@ -17,7 +17,9 @@ CPP_STANDARDS = tuple(
 SPEC = NativeSpec(
     language=Language.CPP,
     display_name="C++",
-    aliases=("c++", "cxx", "c++14"),  # c++14: OJCode's spelling, which cl rows from it keep
+    aliases=("c++", "cxx"),
+    # OJCode's "C++14", which cl rows from it keep; the others as a next upstream may write them
+    standard_spellings=("c++98", "c++03", "c++11", "c++14", "c++17", "c++20"),
     refactor_file="main.cpp",
     entry_hint="`int main()`",
     fence_tags=("cpp", "c++", "cc", "cxx", "hpp"),

@@ -121,7 +121,8 @@ def test_languages_sharing_a_family_agree_on_its_suite() -> None:
 
 
 def test_aliases_and_fence_tags_name_one_language_each() -> None:
-    aliases = [a for spec in REGISTRY.values() for a in (spec.language.value, *spec.aliases)]
+    spellings = [(spec.language.value, *spec.aliases, *spec.standard_spellings) for spec in REGISTRY.values()]
+    aliases = [alias for spelled in spellings for alias in spelled]
     assert len(aliases) == len(set(aliases)) == len(language_aliases())
     tags = [tag for spec in REGISTRY.values() for tag in spec.fence_tags]
     assert len(tags) == len(set(tags))

@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.programs import method_setting_for
 from pipeline.records import EnvironmentProfile, ExecutionSetting, Language, Program
-from sandboxes.languages import REGISTRY, LanguageSpec, setting_refusal
+from sandboxes.languages import REGISTRY, LanguageSpec, parse_language, setting_refusal, spelled_standard
 
 PROFILE = EnvironmentProfile(name="probe")
 LEVELS = ("O0", "O1", "O2", "O3", "Os")
@@ -74,6 +74,24 @@ def test_c_takes_gcc_and_clang_with_c_standards_only() -> None:
         setting_refusal("c", ExecutionSetting(compiler="clang-14", standard="c11", optimization="O2")) is None
     )
     assert "C has no standard 'c++14'" in str(setting_refusal("c", ExecutionSetting(standard="c++14")))
+
+
+@pytest.mark.parametrize("language", list(REGISTRY), ids=lambda lang: lang.value)
+def test_a_spelling_with_a_standard_parses_as_its_language_and_names_a_standard_it_takes(
+    language: Language,
+) -> None:
+    spec = REGISTRY[language]
+    for spelling in spec.standard_spellings:
+        assert parse_language(spelling.upper()) is language
+        standard = spelled_standard(f" {spelling.upper()} ")
+        assert standard == spelling and setting_refusal(language, ExecutionSetting(standard=standard)) is None
+    assert spelled_standard(spec.language.value) is None  # its bare name names no standard
+
+
+def test_only_a_spelling_with_its_standard_names_one() -> None:
+    assert spelled_standard("C++14") == "c++14" and spelled_standard("c++17") == "c++17"
+    assert spelled_standard("C++") is None and spelled_standard(None) is None
+    assert spelled_standard("C11") is None  # C's standards are not spellings of C
 
 
 def test_a_methods_setting_reaches_only_the_programs_that_can_take_it() -> None:
