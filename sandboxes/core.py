@@ -25,6 +25,7 @@ core never raises for a program's behaviour (sandboxes/backends/base.py).
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -121,6 +122,59 @@ class Runner(Protocol):
 
 
 R = TypeVar("R", bound=Runner)
+
+
+class Keepable(Protocol):
+    """A runner a backend may keep warm after its batch (``WarmRunners``)."""
+
+    def alive(self) -> bool:
+        """Whether it can still take a job (it has not died while idle)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+K = TypeVar("K", bound=Keepable)
+
+
+class WarmRunners(Generic[K]):
+    """Runners that outlive their backend, for the next backend of this process that starts them the same
+    way (``key``): a job opens one backend per batch, and each batch used to start its runners afresh.
+
+    Nothing passes from one batch to the next that would not pass between two programs of one batch:
+    every job resets /app and /tmp, and every phase ends with the sandbox uid's processes killed; a runner
+    a program may have spoilt is never given back. At most ``keep`` idle runners are kept (the oldest
+    closes first), so a process that opens many backends holds few uids or containers."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.idle: list[tuple[tuple[str, ...], K]] = []
+        self.lock = threading.Lock()
+
+    def take(self, key: tuple[str, ...]) -> K | None:
+        with self.lock:
+            index = next((n for n, (its_key, _) in enumerate(self.idle) if its_key == key), None)
+            if index is None:
+                return None
+            _, runner = self.idle.pop(index)
+        if runner.alive():
+            return runner
+        runner.close()  # it died while idle
+        return None
+
+    def give(self, key: tuple[str, ...], runner: K) -> None:
+        with self.lock:
+            self.idle.append((key, runner))
+            evicted = self.idle[: -self.keep]
+            del self.idle[: -self.keep]
+        for _, old in evicted:
+            old.close()
+
+    def forget(self) -> None:
+        """Drop every idle runner without closing it, in a forked child: they are its parent's, and so
+        may be the lock (another thread may have held it at the fork)."""
+        self.idle = []
+        self.lock = threading.Lock()
 
 
 class Place(Protocol[R]):

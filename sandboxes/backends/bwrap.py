@@ -28,7 +28,6 @@ import selectors
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -39,7 +38,7 @@ from pipeline.records import RunRequest, content_id
 from pipeline.stopping import track
 from sandboxes.backends.registry import BackendSpec
 from sandboxes.compile_cache import CompileCache, RunMemo
-from sandboxes.core import RUNNER_DIR, PathMap, RunnerCore, SandboxCrash, runner_env
+from sandboxes.core import RUNNER_DIR, PathMap, RunnerCore, SandboxCrash, WarmRunners, runner_env
 from sandboxes.inner.protocol import Job, JobResult
 from sandboxes.jobs import RUNNER_GRACE_S, encode_job
 from sandboxes.languages import WORKDIR, spec_for
@@ -211,49 +210,9 @@ def start_unsafe(uid: int | None, lock: Any | None, helper: Path | None, exports
     return RunnerProcess(argv, env, lock, scratch, uid, exports)
 
 
-class WarmRunners:
-    """Runners that outlive their backend, for the next backend of this process with the same start.
-
-    A job opens one backend per batch, and each batch started its runner afresh: bwrap, then the runner's
-    Python, ~32 ms of a core per batch, plus ~8 ms to close it. Nothing passes from one batch
-    to the next that would not pass between two programs of one batch: every job resets /app and /tmp,
-    and every phase ends with the sandbox uid's processes killed. At most ``KEEP`` idle runners are kept
-    (the oldest closes first), so a process that opens many backends holds few uids.
-    """
-
-    KEEP = max(2, os.cpu_count() or 1)
-
-    def __init__(self) -> None:
-        self.idle: list[tuple[tuple[str, ...], RunnerProcess]] = []
-        self.lock = threading.Lock()
-
-    def take(self, key: tuple[str, ...]) -> RunnerProcess | None:
-        with self.lock:
-            index = next((n for n, (its_key, _) in enumerate(self.idle) if its_key == key), None)
-            if index is None:
-                return None
-            _, runner = self.idle.pop(index)
-        if runner.process.poll() is None:
-            return runner
-        runner.close()  # it died while idle
-        return None
-
-    def forget(self) -> None:
-        """Drop every idle runner without closing it, in a forked child: they are its parent's, and so
-        may be the lock (another thread may have held it at the fork)."""
-        self.idle = []
-        self.lock = threading.Lock()
-
-    def give(self, key: tuple[str, ...], runner: RunnerProcess) -> None:
-        with self.lock:
-            self.idle.append((key, runner))
-            evicted = self.idle[: -self.KEEP]
-            del self.idle[: -self.KEEP]
-        for _, old in evicted:
-            old.close()
-
-
-WARM_RUNNERS = WarmRunners()
+# A job opens one backend per batch, and each batch started its runner afresh: bwrap, then the runner's
+# Python, ~32 ms of a core per batch, plus ~8 ms to close it. Its idle runners now wait for the next.
+WARM_RUNNERS: WarmRunners[RunnerProcess] = WarmRunners(keep=max(2, os.cpu_count() or 1))
 
 
 @functools.cache
@@ -360,6 +319,9 @@ class RunnerProcess:
         it would leave the program running without its wall-time limit."""
         if self.scratch is None:
             self.process.kill()
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
 
     def close(self) -> None:
         if self.process.poll() is None:
