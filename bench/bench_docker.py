@@ -8,6 +8,10 @@ Figures:
   docker_fresh_per_program_ms     a new container for every program (recycle_after=1)
   docker_fresh_vs_warm_ratio      docker_fresh / docker_warm: what warm containers save
   docker_container_start_ms       creating + starting one hardened container until its runner is ready
+  bwrap_batch_ms                  a one-program batch in a backend opened for it, as a job opens one per
+                                  batch (after the process's first: its runner kept warm in between)
+  docker_batch_ms                 the same through Docker (its container kept warm in between)
+  docker_batch_overhead_ms        docker_batch - bwrap_batch: what a batch costs on Docker beyond bwrap
 
 Programs: Python one-liners and small C programs (each compiled: the compile caches start empty on every
 backend), one worker on each. Before the clock, each backend runs one Python and one C program of its
@@ -49,7 +53,11 @@ FIGURES = (
     "docker_fresh_per_program_ms",
     "docker_fresh_vs_warm_ratio",
     "docker_container_start_ms",
+    "bwrap_batch_ms",
+    "docker_batch_ms",
+    "docker_batch_overhead_ms",
 )
+BATCHES = size(10, 2)  # one-program batches a side, each in a backend of its own
 
 
 def c_program(text: str, salt: str) -> Program:
@@ -75,10 +83,10 @@ def warm_up(backend: Any, salt: str) -> None:
     list(backend.run_batch([RunRequest(program=p, profile=PROFILE) for p in programs]))
 
 
-def per_program_ms(backend: Any, salt: str, warm: bool = True) -> float:
+def per_program_ms(backend: Any, salt: str, warm: bool = True, programs: int | None = None) -> float:
     if warm:
         warm_up(backend, salt)
-    batch = requests(salt)
+    batch = requests(salt)[:programs]
     started = time.perf_counter()
     results = list(backend.run_batch(batch))
     elapsed = time.perf_counter() - started
@@ -101,6 +109,18 @@ def container_start_ms(cache: Path) -> float:
         elapsed = time.perf_counter() - started
         runner.close()
     return elapsed * 1000
+
+
+def batch_ms(open_backend: Any, side: str) -> float:
+    """The median wall time of a one-program batch in a backend opened for it (after one such batch
+    whose backend started the runner or container the later ones find warm)."""
+    times = []
+    for number in range(BATCHES + 1):
+        started = time.perf_counter()
+        with open_backend() as backend:
+            per_program_ms(backend, f"{side} batch {number}", warm=False, programs=1)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times[1:])
 
 
 def docker_backend(cache: Path, recycle_after: int | None = None) -> Any:
@@ -148,6 +168,8 @@ def run() -> dict[str, float]:
         with docker_backend(cache / "fresh", recycle_after=1) as fresh:
             fresh_ms = per_program_ms(fresh, "fresh")
         start_ms = container_start_ms(cache / "start")
+        bwrap_batch = batch_ms(lambda: BwrapBackend(cache_dir=cache / "bwrap"), "bwrap")
+        docker_batch = batch_ms(lambda: docker_backend(cache / "warm"), "docker")
     figures = {
         "bwrap_per_program_ms": bwrap_ms,
         "docker_warm_per_program_ms": warm_ms,
@@ -156,6 +178,9 @@ def run() -> dict[str, float]:
         "docker_fresh_per_program_ms": fresh_ms,
         "docker_fresh_vs_warm_ratio": fresh_ms / warm_ms,
         "docker_container_start_ms": start_ms,
+        "bwrap_batch_ms": bwrap_batch,
+        "docker_batch_ms": docker_batch,
+        "docker_batch_overhead_ms": docker_batch - bwrap_batch,
     }
     print(f"   warm containers: {figures['docker_warm_vs_bwrap_ratio']:.2f}x bwrap; "
           f"fresh container per program: {figures['docker_fresh_vs_warm_ratio']:.2f}x warm; "
