@@ -123,11 +123,24 @@ def connect(timeout_s: int = API_TIMEOUT_S) -> Any:
     except ImportError:
         raise SandboxUnavailable("the docker Python package is missing", hint="pip install docker") from None
     try:
-        client = docker.from_env(timeout=timeout_s)
+        return answering(docker.from_env(timeout=timeout_s))
+    except SandboxUnavailable:
+        raise
+    except Exception as error:  # DockerException: a DOCKER_HOST it cannot read
+        raise unreachable(error) from None
+
+
+def answering(client: Any) -> Any:
+    """The client, once its engine answers; else SandboxUnavailable saying how to start one."""
+    try:
         client.ping()
     except Exception as error:  # DockerException, connection refused, permission denied on the socket
-        raise SandboxUnavailable(f"the Docker engine is not reachable: {error}", hint=START_HINT) from None
+        raise unreachable(error) from None
     return client
+
+
+def unreachable(error: Exception) -> SandboxUnavailable:
+    return SandboxUnavailable(f"the Docker engine is not reachable: {error}", hint=START_HINT)
 
 
 # The environment docker-py's from_env reads: which engine a client talks to.
@@ -150,11 +163,7 @@ def engine_client() -> Any:
         if client is None:
             _clients[key] = client = connect()
             return client
-    try:
-        client.ping()
-    except Exception as error:  # noqa: BLE001 - the engine stopped since: as connect says it
-        raise SandboxUnavailable(f"the Docker engine is not reachable: {error}", hint=START_HINT) from None
-    return client
+    return answering(client)  # the engine may have stopped since
 
 
 def docker_status() -> dict[str, Any]:
@@ -559,11 +568,11 @@ class DockerLauncher:
         if self.closed:
             return
         self.closed = True
-        idle = [runner for pool in self.pools.values() for runner in pool.queue]
-        for runner in list(self.all_runners):
-            if runner in idle and not runner.contaminated and runner.jobs < self.recycle_after:
-                WARM_CONTAINERS.give(self.warm_key(runner.shape), runner)
-            else:
+        idle = [runner for pool in self.pools.values() for runner in pool.queue]  # ``release`` kept them
+        for runner in idle:
+            WARM_CONTAINERS.give(self.warm_key(runner.shape), runner)
+        for runner in self.all_runners:
+            if runner not in idle:
                 runner.close()
         self.all_runners.clear()
 
